@@ -1,0 +1,129 @@
+"""The pipeline end to end: files -> summarize -> program -> lint -> suppress / select -> sorted findings.
+
+``lint_paths`` is what the CLI calls; ``lint_source`` checks one text (tests, editors, rule pages).
+Only files that hold compiled regions are parsed with LibCST: everything else costs one ``ast`` parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dynalint import diagnostics, files, registry, suppression
+from dynalint.config import Config
+from dynalint.engine import lint_module
+from dynalint.finding import Finding
+from dynalint.program import link
+from dynalint.rule import Rule
+from dynalint.summary import ModuleSummary, summarize
+
+STDIN = "-"
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+
+
+@dataclass
+class _Parsed:
+    file: files.SourceFile
+    text: str
+    summary: ModuleSummary
+
+
+def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:
+    """Findings for one source text, as if it were the only file in the tree."""
+    config = config or Config()
+    source = files.SourceFile(Path(path), path, Path(path).stem, False)
+    return _lint([(source, text)], config).findings
+
+
+def lint_paths(
+    paths: Sequence[str],
+    config: Config,
+    *,
+    force_exclude: bool = False,
+    stdin_text: bytes | None = None,
+    stdin_filename: str | None = None,
+) -> LintResult:
+    """Lint files and folders (``-`` is standard input, named ``stdin_filename``)."""
+    inputs: list[tuple[files.SourceFile, str | Finding]] = []
+    for raw in paths:
+        if raw == STDIN:
+            name = stdin_filename or "<stdin>"
+            if force_exclude and stdin_filename and files.is_excluded(Path(name), config):
+                continue
+            source = files.source_file(Path(name), name) if stdin_filename else files.SourceFile(
+                Path(name), name, "stdin", False
+            )
+            inputs.append((source, files.decode(stdin_text or b"", name)))
+    on_disk = [p for p in paths if p != STDIN]
+    for path in files.discover(on_disk, config, force_exclude):
+        source = files.source_file(path)
+        inputs.append((source, files.read_source(path, source.display)))
+    return _lint(inputs, config)
+
+
+def _lint(inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Config) -> LintResult:
+    result = LintResult(files_checked=len(inputs))
+    parsed: list[_Parsed] = []
+    taken: set[str] = set()
+    for source, text in inputs:
+        if isinstance(text, Finding):
+            result.findings.append(text)
+            continue
+        module = source.module if source.module not in taken else f"{source.module}@{source.display}"
+        taken.add(module)
+        try:
+            tree = ast.parse(text, filename=source.display)
+        except SyntaxError as error:
+            detail = error.msg or "invalid syntax"
+            result.findings.append(diagnostics.parse_error(source.display, error.lineno or 1, error.offset or 1, detail))
+            continue
+        except (ValueError, RecursionError) as error:  # e.g. a NUL byte after decoding, absurd nesting
+            result.findings.append(diagnostics.parse_error(source.display, 1, 1, str(error)))
+            continue
+        parsed.append(_Parsed(source, text, summarize(tree, source.display, module, source.is_package)))
+    program = link([p.summary for p in parsed])
+    compiled_modules = {program.functions[name][0].module for name in program.regions}
+    for item in parsed:
+        if item.summary.module not in compiled_modules:
+            continue
+        rules = _rules_for(item.file, config)
+        if rules:
+            findings = lint_module(item.text, item.file.display, item.summary, program, rules)
+            result.findings += suppression.apply(findings, item.text)
+    result.findings = [f for f in result.findings if _selected(f, config)]
+    result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:
+    path = Path(display)
+    try:
+        relative = path.resolve().relative_to(config.root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return tuple(
+        code
+        for pattern, codes in config.per_file_ignores
+        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern)
+        for code in codes
+    )
+
+
+def _rules_for(source: files.SourceFile, config: Config) -> list[type[Rule]]:
+    ignore = (*config.ignore, *_per_file_ignores(source.display, config))
+    return registry.enabled(config.select, config.extend_select, ignore)
+
+
+def _selected(finding: Finding, config: Config) -> bool:
+    if finding.code in registry.DIAGNOSTIC_CODES:
+        ignore = (*config.ignore, *_per_file_ignores(finding.filename, config))
+        return registry.diagnostic_enabled(finding.code, config.select, config.extend_select, ignore)
+    return True

@@ -1,0 +1,51 @@
+"""DYN202 ``logging-call``: ``logging`` calls inside compiled code. Page: ``rules/DYN202-logging-call.md``."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from dynalint.finding import Confidence
+from dynalint.names import cst_dotted
+from dynalint.rule import Rule
+
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "isEnabledFor"}
+)
+LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
+# Receivers that are loggers by every convention we have seen; used only at ``likely`` confidence.
+LOGGER_NAME = re.compile(r"^(self\.|cls\.)?_*(logger|log|LOGGER|LOG|_logger|logging_?\w*)$")
+
+
+class LoggingCall(Rule):
+    code = "DYN202"
+    name = "logging-call"
+    message = "`{call}` in compiled code breaks the graph, even when the level is disabled"
+    help = "Log outside the compiled function, or add the method to `torch._dynamo.config.ignore_logging_functions`"
+    gb_ids = ("GB0291", "GB4841")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in LOG_METHODS:
+            return
+        confidence = self._logger_confidence(func.value)
+        if confidence is not None:
+            receiver = cst_dotted(func.value) or "logger"
+            self.report(node, confidence=confidence, call=f"{receiver}.{func.attr.value}()")
+
+    def _logger_confidence(self, receiver: cst.BaseExpression) -> Confidence | None:
+        if self.context.resolve(receiver) == "logging":
+            return Confidence.CERTAIN
+        if isinstance(receiver, cst.Call) and _is_factory(cst_dotted(receiver.func)):
+            return Confidence.CERTAIN
+        dotted = cst_dotted(receiver)
+        if dotted is None:
+            return None
+        if "." not in dotted and _is_factory(self.context.summary.module_types.get(dotted)):
+            return Confidence.CERTAIN
+        return Confidence.LIKELY if LOGGER_NAME.match(dotted) else None
+
+
+def _is_factory(callee: str | None) -> bool:
+    return bool(callee) and callee.rsplit(".", 1)[-1] in LOGGER_FACTORIES

@@ -1,0 +1,31 @@
+"""DYN101 ``tensor-item``: ``Tensor.item()`` / ``Tensor.tolist()``. Page: ``rules/DYN101-tensor-item.md``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.finding import Confidence
+from dynalint.rule import Rule
+from dynalint.values import Kind
+
+
+class TensorItem(Rule):
+    code = "DYN101"
+    name = "tensor-item"
+    message = "`Tensor.{method}()` in compiled code reads tensor data into Python and breaks the graph"
+    help = "Keep the value a tensor (use `torch.where`, tensor arithmetic), or read it outside the compiled function"
+    gb_ids = ("GB0124", "GB0109")
+    requires = ("not capture_scalar_outputs",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("item", "tolist") or node.args:
+            return
+        receiver = self.context.kind(func.value)
+        if receiver is Kind.TENSOR:
+            confidence = Confidence.LIKELY if self.context.values.is_assumed(func.value) else Confidence.CERTAIN
+        elif receiver is Kind.UNKNOWN:
+            confidence = Confidence.LIKELY
+        else:
+            return
+        self.report(node, confidence=confidence, method=func.attr.value)

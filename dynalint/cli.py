@@ -1,0 +1,146 @@
+"""Command line: parse flags, call ``api``, print with a reporter, map the result to an exit code.
+
+Exit codes: 0 no findings, 1 findings (``--exit-zero`` turns that into 0), 2 usage, config or
+internal error. ``dynalint PATH...`` is short for ``dynalint check PATH...``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from dynalint import __version__, api, catalog, registry
+from dynalint.checks import ALL_RULES
+from dynalint.config import Config, ConfigError, load
+from dynalint.diagnostics import ALL_DIAGNOSTICS
+from dynalint.reporters import REPORTERS
+from dynalint.reporters.text import summary
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _DefaultToCheck(click.Group):
+    """A group whose first argument, when it is not a subcommand, starts ``check``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``--select A,B --select C`` -> ``("A", "B", "C")``; ``None`` when the flag was not given."""
+    if not values:
+        return None
+    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+
+
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dynalint")
+def main() -> None:
+    """Find torch.compile graph breaks before running the code."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option("--select", multiple=True, help="Codes, prefixes or ALL to enable (replaces the default set).")
+@click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
+@click.option("--ignore", multiple=True, help="Codes or prefixes to disable.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
+@click.option("--stdin-filename", help="Name of the file read from `-` (for messages and per-file ignores).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+def check(
+    paths: tuple[str, ...],
+    output_format: str,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    config_file: Path | None,
+    exit_zero: bool,
+    force_exclude: bool,
+    stdin_filename: str | None,
+    quiet: bool,
+) -> None:
+    """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
+    paths = paths or (".",)
+    try:
+        start = Path(stdin_filename) if stdin_filename and paths == (api.STDIN,) else Path.cwd()
+        config = load(config_file, start if start.exists() else Path.cwd())
+        config = config.with_overrides(
+            select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore)
+        )
+    except ConfigError as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    missing = [p for p in paths if p != api.STDIN and not Path(p).exists()]
+    if missing:
+        click.echo(f"dynalint: error: no such file or directory: {missing[0]}", err=True)
+        sys.exit(EXIT_ERROR)
+    stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
+    try:
+        result = api.lint_paths(
+            paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename
+        )
+    except Exception:  # an engine bug: say so plainly and exit 2, never 0
+        click.echo("dynalint: internal error, please report it:\n" + traceback.format_exc(), err=True)
+        sys.exit(EXIT_ERROR)
+    REPORTERS[output_format](result.findings, sys.stdout)
+    if not quiet:
+        click.echo(summary(result.findings, result.files_checked), err=True)
+    sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
+
+
+@main.command()
+@click.argument("code_or_name")
+def rule(code_or_name: str) -> None:
+    """Print the page of a rule, by code (DYN101) or name (tensor-item)."""
+    found = registry.lookup(code_or_name)
+    diagnostic = next((d for d in ALL_DIAGNOSTICS if code_or_name.upper() == d.code or code_or_name == d.name), None)
+    if found is None and diagnostic is None:
+        click.echo(f"dynalint: error: no rule named {code_or_name!r} (see `dynalint rules`)", err=True)
+        sys.exit(EXIT_ERROR)
+    if diagnostic is not None:
+        click.echo(f"# {diagnostic.code} `{diagnostic.name}`: {diagnostic.summary}\n\n{diagnostic.help}.")
+        return
+    assert found is not None
+    page = catalog.load_pages().get(found.code)
+    if page is None:  # an install without the pages: the rule's own metadata still says the essentials
+        click.echo(f"# {found.code} `{found.name}`\n\n{found.message}\n\nhelp: {found.help}\nGB ids: {', '.join(found.gb_ids)}")
+        return
+    click.echo(page.text.rstrip())
+
+
+@main.command(name="rules")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def list_rules(output_format: str) -> None:
+    """List every rule: code, name, summary, GB ids."""
+    pages = catalog.load_pages()
+    rows = [
+        {
+            "code": r.code,
+            "name": r.name,
+            "summary": _page_summary(pages.get(r.code)) or r.message,
+            "gb_ids": list(r.gb_ids),
+            "default": r.default,
+            "url": r.url(),
+        }
+        for r in ALL_RULES
+    ]
+    if output_format == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['code']}  {row['name']:<24} {', '.join(row['gb_ids']):<22} {row['summary']}")
+
+
+def _page_summary(page: catalog.Page | None) -> str | None:
+    if page is None:
+        return None
+    return page.text.splitlines()[0].split(": ", 1)[1].strip()

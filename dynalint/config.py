@@ -1,0 +1,130 @@
+"""Configuration: ``[tool.dynalint]`` from the nearest ``pyproject.toml``, validated, then CLI overrides.
+
+Read once per run, before the files stage. Every key is checked: an unknown key or a value of the
+wrong type is a ``ConfigError`` naming the key and the file (exit 2), never a silent default. Paths
+in ``exclude`` and ``per-file-ignores`` are globs relative to the directory holding the config file.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from dynalint import registry
+
+LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores"})
+SELECTOR_KEYS = ("select", "extend-select", "ignore")
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; the CLI prints it and exits 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None  # the pyproject.toml it came from, if any
+    select: tuple[str, ...] | None = None  # None: the rules that are on by default
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+
+    def with_overrides(self, **overrides: object) -> Config:
+        """A copy with CLI values applied (``None`` means "not given on the command line")."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        for key in ("select", "extend_select", "ignore"):
+            if key in given:
+                _check_selectors(key.replace("_", "-"), given[key], "the command line")  # type: ignore[arg-type]
+        return replace(self, **given)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.dynalint]`` table, from ``start`` upwards."""
+    directory = start.resolve()
+    if directory.is_file():
+        directory = directory.parent
+    for candidate in (directory, *directory.parents):
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if "dynalint" in data.get("tool", {}):
+                return path
+    return None
+
+
+def load(config_file: Path | None = None, start: Path | None = None) -> Config:
+    """Load the explicit ``config_file``, else the nearest pyproject.toml, else the defaults."""
+    path = config_file or find_pyproject(start or Path.cwd())
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the config file: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    table = data.get("tool", {}).get("dynalint", {}) if path.name == "pyproject.toml" else data.get(
+        "tool", {}
+    ).get("dynalint", data)
+    return parse(table, path)
+
+
+def parse(table: object, path: Path) -> Config:
+    where = str(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.dynalint] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key `{unknown[0]}` in [tool.dynalint] (known keys: {', '.join(sorted(KNOWN_KEYS))})"
+        )
+    values: dict[str, object] = {}
+    for key in LIST_KEYS:
+        if key in table:
+            values[key] = _string_list(table[key], key, where)
+    for key in SELECTOR_KEYS:
+        if key in values:
+            _check_selectors(key, values[key], where)  # type: ignore[arg-type]
+    per_file: list[tuple[str, tuple[str, ...]]] = []
+    raw = table.get("per-file-ignores", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+    for pattern, codes in raw.items():
+        listed = _string_list(codes, f"per-file-ignores.{pattern}", where)
+        _check_selectors(f"per-file-ignores.{pattern}", listed, where)
+        per_file.append((pattern, listed))
+    return Config(
+        root=path.parent.resolve(),
+        source=path,
+        select=values.get("select"),  # type: ignore[arg-type]
+        extend_select=values.get("extend-select", ()),  # type: ignore[arg-type]
+        ignore=values.get("ignore", ()),  # type: ignore[arg-type]
+        per_file_ignores=tuple(per_file),
+        exclude=values.get("exclude", ()),  # type: ignore[arg-type]
+        extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
+    )
+
+
+def _string_list(value: object, key: str, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings, got {type(value).__name__}: {value!r}")
+    return tuple(value)
+
+
+def _check_selectors(key: str, selectors: tuple[str, ...], where: str) -> None:
+    try:
+        registry.check_selectors(selectors)
+    except registry.UnknownSelector as error:
+        raise ConfigError(f"{where}: `{key}` names no rule: {error}") from None

@@ -1,0 +1,77 @@
+"""Value types shared by every stage of the pipeline.
+
+Findings are produced by rules (lint stage) and by the engine for bad input (DYN9xx), filtered by the
+engine (suppressions, selection) and formatted by reporters. Everything here is frozen and 1-based, so
+that later stages only read. Nothing in this module imports another dynalint module.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Confidence(str, enum.Enum):
+    """How sure a finding is that its line runs under ``torch.compile`` and breaks there."""
+
+    CERTAIN = "certain"  # resolved API inside a function reached from a compile entry point
+    LIKELY = "likely"  # region inferred (an un-compiled ``forward``) or a heuristic receiver
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A 1-based line and column."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """One step of the why-chain that explains why a line is compiled."""
+
+    filename: str
+    line: int
+    function: str
+    how: str  # e.g. "@torch.compile", "torch.compile(model)", "called", "forward of Block"
+
+    def describe(self) -> str:
+        return f"{self.filename}:{self.line} {self.how}" if self.how else self.function
+
+
+@dataclass(frozen=True)
+class Region:
+    """Why a function counts as compiled, and how sure we are."""
+
+    function: str  # qualified name inside its module, e.g. ``Model.forward``
+    confidence: Confidence
+    chain: tuple[ChainLink, ...]
+
+    def describe(self) -> str:
+        """The text reporter's ``compiled via:`` line."""
+        if not self.chain:
+            return self.function
+        head = self.chain[0]
+        parts = [f"{head.filename}:{head.line} {head.how}", *(link.function for link in self.chain)]
+        return " -> ".join(parts)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic: a rule's report or a DYN9xx problem with the input."""
+
+    code: str
+    name: str
+    message: str
+    filename: str
+    start: Position
+    end: Position
+    help: str = ""
+    confidence: Confidence = Confidence.CERTAIN
+    gb_ids: tuple[str, ...] = ()
+    region: Region | None = None
+    verify: dict[str, object] | None = field(default=None, compare=False)
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.filename, self.start.line, self.start.column, self.code)

@@ -1,0 +1,86 @@
+"""Qualified names from a module's import table, for both the summary and the lint stage.
+
+LibCST's ``QualifiedNameProvider`` needs a full scope analysis of every file, the largest single cost
+of a LibCST linter. Graph-break rules only ask "is this ``torch.compile`` / ``logging.info`` /
+``torch.distributed.all_reduce``?", which the module's imports answer: ``ImportTable`` is built once per
+file by the summary stage (from ``ast``) and rules resolve dotted expressions against it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass
+class ImportTable:
+    """Module-level bindings: ``alias -> qualified name`` for imports, plus locally defined names."""
+
+    module: str = ""
+    aliases: dict[str, str] = field(default_factory=dict)
+    local_names: set[str] = field(default_factory=set)
+
+    def resolve(self, dotted: str | None) -> str | None:
+        """Qualify ``dotted`` (``nn.functional.relu`` -> ``torch.nn.functional.relu``).
+
+        Names bound by an import are expanded; names defined in the module get the module's prefix;
+        unbound builtins become ``builtins.X``; anything else (locals, parameters) is ``None``.
+        """
+        if not dotted:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head in self.aliases:
+            base = self.aliases[head]
+        elif head in self.local_names:
+            base = f"{self.module}.{head}" if self.module else head
+        elif head in BUILTIN_NAMES:
+            base = f"builtins.{head}"
+        else:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def resolves_to(self, dotted: str | None, *qualified: str) -> bool:
+        return self.resolve(dotted) in qualified
+
+
+def cst_dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of LibCST ``Name`` / ``Attribute`` nodes, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def ast_dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of ``ast.Name`` / ``ast.Attribute`` nodes, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def absolute_module(current: str, level: int, target: str | None, is_package: bool) -> str:
+    """Resolve ``from ..x import y``'s module part against the importing module's dotted name."""
+    if level == 0:
+        return target or ""
+    parts = current.split(".") if current else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    if target:
+        parts.append(target)
+    return ".".join(parts)

@@ -1,0 +1,161 @@
+"""Region provider for the lint stage: where am I, is it compiled, and why?
+
+The engine walks one file's LibCST tree and calls ``LintContext.enter`` / ``leave`` around every node;
+rules read ``context.region`` (``None`` outside compiled code), ``context.values`` (the value analysis
+of the current function) and the name helpers. Which functions are compiled is decided for the whole
+tree by ``program.py``; this module only maps LibCST nodes onto those functions and adds the one
+intra-function rule: code under ``if not torch.compiler.is_compiling():`` (or the ``else`` of
+``if torch.compiler.is_compiling():``) is never traced, so it is not a region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dynalint.finding import Region
+from dynalint.names import cst_dotted
+from dynalint.program import Callee, Program
+from dynalint.summary import ModuleSummary
+from dynalint.values import Kind, ValueScope
+
+IS_COMPILING = frozenset(
+    {
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch._dynamo.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+        "torch._utils.is_compiling",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    kind: str  # "class" | "function" | "block"
+    qualname: str  # the enclosing class or function, inside the module
+    function: str | None  # module-qualified name of the innermost function, if any
+    region: Region | None
+    values: ValueScope
+
+
+class LintContext:
+    """Per-file state shared by every rule during one traversal."""
+
+    def __init__(self, summary: ModuleSummary, program: Program) -> None:
+        self.summary = summary
+        self.program = program
+        self.imports = summary.imports
+        self._stack: list[_Frame] = [_Frame("module", "", None, None, ValueScope(summary.imports))]
+        self._uncompiled_blocks: set[int] = set()
+
+    # -- what rules read ------------------------------------------------------------------------
+    @property
+    def region(self) -> Region | None:
+        return self._stack[-1].region
+
+    @property
+    def values(self) -> ValueScope:
+        return self._stack[-1].values
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """Qualified name of a ``Name`` / ``Attribute`` chain, through the module's imports.
+
+        Names bound locally in the current function (parameters, assignments) shadow imports.
+        """
+        dotted = cst_dotted(node)
+        if dotted is None or dotted.split(".")[0] in self.values.env:
+            return None
+        return self.imports.resolve(dotted)
+
+    def resolve_call(self, func: cst.BaseExpression) -> Callee | None:
+        """The function in the tree that a call's ``func`` expression reaches, if known."""
+        dotted = cst_dotted(func)
+        function = self._stack[-1].function
+        if dotted is None or function is None:
+            return None
+        return self.program.resolve_call(function, dotted)
+
+    def kind(self, node: cst.BaseExpression) -> Kind:
+        return self.values.kind(node)
+
+    def is_compiling_check(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
+
+    # -- what the engine drives -----------------------------------------------------------------
+    def enter(self, node: cst.CSTNode) -> None:
+        top = self._stack[-1]
+        if isinstance(node, cst.ClassDef):
+            qualname = _join(top.qualname, node.name.value)
+            self._stack.append(_Frame("class", qualname, top.function, None, top.values))
+        elif isinstance(node, cst.FunctionDef):
+            self._enter_function(node, top)
+        elif isinstance(node, cst.If):
+            self._mark_uncompiled_branch(node)
+        elif id(node) in self._uncompiled_blocks:
+            self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
+        elif isinstance(node, cst.For):
+            iterated = self.values.kind(node.iter)
+            self.values.bind(node.target, None, Kind.TENSOR if iterated is Kind.TENSOR else Kind.UNKNOWN)
+        elif isinstance(node, cst.CompFor):
+            self.values.bind(node.target, None, Kind.UNKNOWN)
+
+    def leave(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.ClassDef, cst.FunctionDef)) or id(node) in self._uncompiled_blocks:
+            self._stack.pop()
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.values.bind(target.target, node.value)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self.values.bind(node.target, node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            combined = max(self.values.kind(node.target), self.values.kind(node.value))
+            self.values.bind(node.target, None, combined)
+        elif isinstance(node, cst.NamedExpr):
+            self.values.bind(node.target, node.value)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            self.values.bind(node.asname.name, None, Kind.UNKNOWN)
+
+    def _enter_function(self, node: cst.FunctionDef, top: _Frame) -> None:
+        qualname = _join(top.qualname, node.name.value)
+        qualified = self.summary.qualify(qualname)
+        is_method = top.kind == "class"
+        class_qualified = self.summary.qualify(top.qualname) if is_method else None
+        tensor_attrs, layer_attrs = self._class_attributes(class_qualified) if class_qualified else (set(), set())
+        parent_values = top.values if top.kind in ("function", "block") else None
+        values = ValueScope.for_function(
+            node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values
+        )
+        # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
+        region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
+        self._stack.append(_Frame("function", qualname, qualified, region, values))
+
+    def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
+        tensors: set[str] = set()
+        layers: set[str] = set()
+        seen: set[str] = set()
+        pending = [class_qualified]
+        while pending:
+            current = pending.pop()
+            entry = self.program.classes.get(current)
+            if entry is None or current in seen:
+                continue
+            seen.add(current)
+            module, cls = entry
+            tensors |= cls.tensor_attrs
+            layers |= {a for a, t in cls.attr_types.items() if t.startswith("torch.nn.")}
+            pending += [b for b in (self.program.resolve_class(module, base) for base in cls.bases) if b]
+        return tensors, layers
+
+    def _mark_uncompiled_branch(self, node: cst.If) -> None:
+        test = node.test
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            if self.is_compiling_check(test.expression):
+                self._uncompiled_blocks.add(id(node.body))
+        elif self.is_compiling_check(test) and isinstance(node.orelse, cst.Else):
+            self._uncompiled_blocks.add(id(node.orelse.body))
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name

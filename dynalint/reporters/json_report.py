@@ -1,0 +1,46 @@
+"""JSON reporter: a list of findings with ruff's field names plus dynalint's own (see README "JSON output")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from dynalint import registry
+from dynalint.finding import Finding
+
+
+def as_dict(finding: Finding) -> dict[str, object]:
+    rule = registry.BY_CODE.get(finding.code)
+    region = finding.region
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.message,
+        "filename": finding.filename,
+        "location": {"row": finding.start.line, "column": finding.start.column},
+        "end_location": {"row": finding.end.line, "column": finding.end.column},
+        "fix": None,
+        "noqa_row": finding.start.line,
+        "url": rule.url() if rule else None,
+        "severity": "error",
+        "help": finding.help,
+        "confidence": finding.confidence.value,
+        "gb_ids": list(finding.gb_ids),
+        "region": None
+        if region is None
+        else {
+            "function": region.function,
+            "confidence": region.confidence.value,
+            "chain": [
+                {"filename": link.filename, "line": link.line, "function": link.function, "how": link.how}
+                for link in region.chain
+            ],
+        },
+        "verify": finding.verify,
+    }
+
+
+def write(findings: Sequence[Finding], out: TextIO) -> None:
+    json.dump([as_dict(f) for f in findings], out, indent=2)
+    out.write("\n")

@@ -1,0 +1,70 @@
+"""The ``Rule`` base class: declarative metadata plus ``report()``; the lint stage's unit of checking.
+
+A rule is a LibCST batchable visitor. Its identity (``code``, ``name``), its text (``message``,
+``help``) and what it predicts (``gb_ids``, the ``torch`` range, the Dynamo settings it ``requires``)
+are class attributes. Its ``visit_*`` methods call ``self.report(node, **fields)`` and nothing else:
+region gating, suppressions, selection, positions and sorting belong to the engine, so a rule is only
+the pattern. ``self.context`` (``regions.LintContext``) answers "where am I compiled", "what kind of
+value is this" and "what does this name resolve to".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from dynalint.finding import Confidence, Region
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
+
+DOCS_URL = "https://github.com/dynalint/dynalint/blob/main/rules/{code}-{name}.md"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule said about a node, before the engine gives it a position and a region."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    confidence: Confidence
+    region: Region | None
+
+
+class Rule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]  # one line; ``str.format`` placeholders filled from ``report(**fields)``
+    help: ClassVar[str]
+    gb_ids: ClassVar[tuple[str, ...]] = ()
+    torch: ClassVar[str] = ">=2.4"
+    requires: ClassVar[tuple[str, ...]] = ()  # Dynamo settings that must be off, e.g. capture_scalar_outputs
+    default: ClassVar[bool] = True
+    confidence: ClassVar[Confidence] = Confidence.CERTAIN
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__()
+        self.context = context
+        self.reports: list[Report] = []
+
+    def report(self, node: cst.CSTNode, *, confidence: Confidence | None = None, **fields: object) -> None:
+        self.reports.append(
+            Report(
+                rule=type(self),
+                node=node,
+                message=self.message.format(**fields) if fields else self.message,
+                confidence=confidence or self.confidence,
+                region=self.context.region,
+            )
+        )
+
+    @classmethod
+    def url(cls) -> str:
+        return DOCS_URL.format(code=cls.code, name=cls.name)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "".join(part.capitalize() for part in cls.name.split("-"))

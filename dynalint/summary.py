@@ -1,0 +1,321 @@
+"""Summarize stage: one cheap pass over a file's ``ast`` that records what whole-tree linking needs.
+
+``summarize`` reads definitions, classes and their bases, imports, call sites, ``self.attr = Cls(...)``
+attribute types, disabled functions and ``torch.compile`` sites. It uses the standard library's
+``ast`` (tens of times cheaper than LibCST with metadata) so that every file can be summarized and only
+files holding compiled code pay for a LibCST parse in the lint stage. ``program.py`` links summaries.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from dynalint.names import ImportTable, absolute_module, ast_dotted
+
+COMPILE = frozenset({"torch.compile"})
+DISABLE = frozenset(
+    {
+        "torch._dynamo.disable",
+        "torch.compiler.disable",
+        "torch._dynamo.eval_frame.disable",
+        "torch._disable_dynamo",
+    }
+)
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+COLLECTIVES = frozenset(
+    f"torch.distributed.{name}"
+    for name in (
+        "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "reduce_scatter",
+        "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast", "broadcast_object_list",
+        "reduce", "barrier", "gather", "scatter", "send", "recv", "isend", "irecv", "monitored_barrier",
+    )
+)
+# Constructors of ``nn.Module`` containers: attributes built from them hold sub-modules.
+CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer",
+                        "torch.nn.Buffer"})
+
+
+@dataclass(frozen=True)
+class CompileSettings:
+    """The keyword arguments of one ``torch.compile`` site that change what breaks."""
+
+    fullgraph: bool = False
+    dynamic: bool | None = None
+    backend: str | None = None
+
+
+@dataclass(frozen=True)
+class CallSite:
+    line: int
+    callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
+
+
+@dataclass(frozen=True)
+class CompileSite:
+    """A compile entry point: what is compiled, where, and with which settings."""
+
+    line: int
+    how: str  # ``@torch.compile``, ``torch.compile(model)``, ``model.compile()``
+    target_kind: str  # "function" (a qualified function) or "class" (its ``forward``)
+    target: str  # module-qualified function name, or a class name as written / qualified
+    scope_class: str | None
+    settings: CompileSettings
+
+
+@dataclass
+class FunctionSummary:
+    qualname: str  # inside the module: ``Model.forward``, ``helper``, ``outer.inner``
+    lineno: int
+    class_name: str | None
+    params: list[tuple[str, str | None]]  # (name, annotation as written)
+    disabled: bool = False
+    calls: list[CallSite] = field(default_factory=list)
+    collectives: list[str] = field(default_factory=list)
+    local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
+
+
+@dataclass
+class ClassSummary:
+    qualname: str
+    lineno: int
+    bases: list[str]  # qualified where the import table knows them, else as written
+    attr_types: dict[str, str] = field(default_factory=dict)  # self.attr -> class as written
+    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+    container_items: dict[str, list[str]] = field(default_factory=dict)  # self.layers -> [Block]
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    module: str
+    imports: ImportTable
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    compile_sites: list[CompileSite] = field(default_factory=list)
+    disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
+    module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
+
+    def qualify(self, qualname: str) -> str:
+        return f"{self.module}.{qualname}" if self.module else qualname
+
+
+def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False) -> ModuleSummary:
+    """Build the summary of one parsed file."""
+    imports = _collect_imports(tree, module, is_package)
+    summary = ModuleSummary(path=path, module=module, imports=imports)
+    _Summarizer(summary).visit(tree)
+    return summary
+
+
+def _collect_imports(tree: ast.Module, module: str, is_package: bool) -> ImportTable:
+    table = ImportTable(module=module)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    table.aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    table.aliases[head] = head
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(module, node.level, node.module, is_package)
+            for alias in node.names:
+                if alias.name != "*":
+                    table.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            table.local_names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            table.local_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    # An import shadows nothing defined later in the same file and vice versa; imports win when both.
+    table.local_names -= set(table.aliases)
+    return table
+
+
+def _constant(node: ast.expr) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
+    values = {kw.arg: _constant(kw.value) for kw in keywords if kw.arg}
+    dynamic = values.get("dynamic")
+    backend = values.get("backend")
+    return CompileSettings(
+        fullgraph=values.get("fullgraph") is True,
+        dynamic=dynamic if isinstance(dynamic, bool) else None,
+        backend=backend if isinstance(backend, str) else None,
+    )
+
+
+class _Summarizer(ast.NodeVisitor):
+    def __init__(self, summary: ModuleSummary) -> None:
+        self.summary = summary
+        self.imports = summary.imports
+        self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
+
+    # -- scopes ---------------------------------------------------------------------------------
+    def _qualname(self, name: str) -> str:
+        return ".".join([n for _, n in self.scopes] + [name])
+
+    def _current_class(self) -> str | None:
+        if self.scopes and self.scopes[-1][0] == "class":
+            return ".".join(n for _, n in self.scopes)
+        return None
+
+    def _current_function(self) -> FunctionSummary | None:
+        for index in range(len(self.scopes) - 1, -1, -1):
+            if self.scopes[index][0] == "function":
+                return self.summary.functions.get(".".join(n for _, n in self.scopes[: index + 1]))
+        return None
+
+    def _enclosing_class_of_function(self) -> str | None:
+        function = self._current_function()
+        return function.class_name if function else None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._qualname(node.name)
+        bases = [self.imports.resolve(ast_dotted(b)) or ast_dotted(b) or "" for b in node.bases]
+        self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
+        self.scopes.append(("class", node.name))
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._qualname(node.name)
+        class_name = self._current_class()
+        args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        params = [(a.arg, ast_dotted(a.annotation) if a.annotation else None) for a in args]
+        function = FunctionSummary(qualname, node.lineno, class_name, params)
+        self.summary.functions[qualname] = function
+        for decorator in node.decorator_list:
+            self._decorator(decorator, function, node)
+        self.scopes.append(("function", node.name))
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _decorator(self, decorator: ast.expr, function: FunctionSummary, node: ast.AST) -> None:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        name = self.imports.resolve(ast_dotted(call.func if call else decorator))
+        if name in DISABLE:
+            function.disabled = True
+        elif name in COMPILE:
+            how = "@torch.compile(...)" if call else "@torch.compile"
+            settings = compile_settings(call.keywords) if call else CompileSettings()
+            self.summary.compile_sites.append(
+                CompileSite(decorator.lineno, how, "function", self.summary.qualify(function.qualname),
+                            function.class_name, settings)
+            )
+
+    # -- statements -----------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assignment(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment([node.target], node.value)
+        self.generic_visit(node)
+
+    def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        class_name = self._enclosing_class_of_function()
+        function = self._current_function()
+        for target in targets:
+            dotted = ast_dotted(target)
+            if dotted is None:
+                continue
+            if isinstance(value, ast.Call):
+                callee = ast_dotted(value.func)
+                resolved = self.imports.resolve(callee)
+                if resolved in DISABLE and value.args and not self.scopes:
+                    wrapped = ast_dotted(value.args[0])
+                    if wrapped:
+                        self.summary.disabled_aliases[dotted] = wrapped
+                    continue
+                if callee and dotted.startswith("self.") and dotted.count(".") == 1 and class_name:
+                    self._self_attribute(class_name, dotted[5:], value, resolved or callee)
+                elif callee and "." not in dotted and (function is not None or not self.scopes):
+                    types = function.local_types if function is not None else self.summary.module_types
+                    types[dotted] = callee
+
+    def _self_attribute(self, class_name: str, attr: str, value: ast.Call, resolved: str) -> None:
+        cls = self.summary.classes.get(class_name)
+        if cls is None:
+            return
+        last = resolved.rsplit(".", 1)[-1]
+        if resolved in CONTAINERS:
+            cls.container_items[attr] = [
+                ast_dotted(item.func) or "" for arg in value.args for item in _container_elements(arg)
+            ]
+        elif resolved in PARAMETERS or (resolved.startswith("torch.") and not last[:1].isupper()):
+            cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ...
+        else:
+            cls.attr_types[attr] = resolved
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = ast_dotted(node.func)
+        resolved = self.imports.resolve(callee)
+        function = self._current_function()
+        if function is not None and callee:
+            function.calls.append(CallSite(node.lineno, callee))
+            if resolved in COLLECTIVES:
+                function.collectives.append(resolved)
+        if resolved in COMPILE and node.args:
+            self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
+                               compile_settings(node.keywords))
+        elif callee and callee.endswith(".compile") and not resolved and isinstance(node.func, ast.Attribute):
+            owner = ast_dotted(node.func.value)
+            if owner:
+                self._compile_call(node, node.func.value, f"{owner}.compile()", compile_settings(node.keywords))
+        if (
+            function is not None
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "register_buffer"
+            and ast_dotted(node.func.value) == "self"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and function.class_name in self.summary.classes
+        ):
+            self.summary.classes[function.class_name].tensor_attrs.add(node.args[0].value)
+        self.generic_visit(node)
+
+    def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
+        function = self._current_function()
+        scope_class = function.class_name if function else None
+        site = lambda kind, ref: CompileSite(node.lineno, how, kind, ref, scope_class, settings)  # noqa: E731
+        if isinstance(target, ast.Call):
+            cls = ast_dotted(target.func)
+            if cls:
+                self.summary.compile_sites.append(site("class", cls))
+            return
+        dotted = ast_dotted(target)
+        if dotted is None:
+            return
+        if dotted.startswith("self.") and scope_class:
+            member = dotted[5:]
+            cls = self.summary.classes.get(scope_class)
+            if cls and member in cls.attr_types:
+                self.summary.compile_sites.append(site("class", cls.attr_types[member]))
+            else:
+                self.summary.compile_sites.append(site("function", self.summary.qualify(f"{scope_class}.{member}")))
+            return
+        types = function.local_types if function is not None else self.summary.module_types
+        if dotted in types:
+            self.summary.compile_sites.append(site("class", types[dotted]))
+            return
+        self.summary.compile_sites.append(site("name", dotted))
+
+
+def _container_elements(arg: ast.expr) -> list[ast.Call]:
+    """The constructor calls inside ``ModuleList([Block(), ...])`` / ``[Block() for _ in range(n)]``."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return [e for e in arg.elts if isinstance(e, ast.Call)]
+    if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) and isinstance(arg.elt, ast.Call):
+        return [arg.elt]
+    if isinstance(arg, ast.Call):
+        return [arg]
+    return []

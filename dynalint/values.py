@@ -1,0 +1,286 @@
+"""The value analysis: is an expression a tensor, a tensor's *data*, only its *metadata*, or unknown?
+
+Used by rules in the lint stage. One ``ValueScope`` per function: the engine creates it when it enters
+a ``def`` and feeds it every assignment *after* the statement has been visited, so that a query at a
+node sees the bindings made by the statements before it (straight-line, last writer wins; loops are not
+iterated to a fixed point). Sources of tensors: parameters annotated ``Tensor``, ``forward`` arguments
+other than ``self``, ``torch.*`` calls, tensor methods, ``self.<parameter or buffer>`` and calls of
+``torch.nn`` layers held in ``self``. ``Kind`` is ordered so that combining two values is ``max``:
+anything touched by a tensor is a tensor, and unknown stays unknown, never data.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dynalint.names import ImportTable, cst_dotted
+
+
+class Kind(enum.IntEnum):
+    CONST = 0  # a Python constant or a value known not to depend on tensors
+    META = 1  # shape, dtype, device, dim, numel, len, requires_grad, self.training
+    UNKNOWN = 2
+    DATA = 3  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
+    TENSOR = 4
+
+
+TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
+SCALAR_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
+META_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "names",
+     "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "training"}
+)
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+META_METHODS = frozenset(
+    {"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset", "is_contiguous",
+     "is_floating_point", "is_complex", "element_size", "get_device", "data_ptr", "type", "is_pinned",
+     "is_shared", "has_names", "__len__"}
+)
+DATA_METHODS = frozenset({"item", "tolist"})
+# ``torch`` sub-namespaces whose functions do not return tensors (or whose results we cannot type).
+UNTYPED_NAMESPACES = frozenset(
+    {"nn", "compiler", "_dynamo", "cuda", "backends", "distributed", "jit", "utils", "library", "autograd",
+     "fx", "export", "profiler", "testing", "hub", "onnx", "ao", "_C", "_inductor", "mps", "xpu", "overrides",
+     "_logging", "multiprocessing", "cpu", "amp", "random", "version", "hub", "optim", "types"}
+)
+TENSOR_NAMESPACES = frozenset({"nn.functional", "linalg", "fft", "special", "sparse", "nested"})
+NON_TENSOR_FUNCTIONS = {
+    "is_tensor": Kind.CONST, "is_floating_point": Kind.META, "is_complex": Kind.META,
+    "is_grad_enabled": Kind.CONST, "is_inference_mode_enabled": Kind.CONST, "get_default_dtype": Kind.CONST,
+    "numel": Kind.META, "Size": Kind.META, "finfo": Kind.CONST, "iinfo": Kind.CONST, "device": Kind.CONST,
+    "dtype": Kind.CONST, "typename": Kind.CONST, "is_storage": Kind.CONST, "result_type": Kind.META,
+    "promote_types": Kind.META, "can_cast": Kind.META, "no_grad": Kind.CONST, "enable_grad": Kind.CONST,
+    "set_grad_enabled": Kind.CONST, "inference_mode": Kind.CONST, "autocast": Kind.CONST,
+    "manual_seed": Kind.CONST, "compile": Kind.CONST, "Generator": Kind.CONST, "get_rng_state": Kind.TENSOR,
+    "broadcast_shapes": Kind.META, "sym_int": Kind.META, "sym_float": Kind.META,
+}
+DATA_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+PASSTHROUGH_BUILTINS = frozenset(
+    {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
+     "builtins.tuple", "builtins.sorted", "builtins.reversed"}
+)
+CONST_BUILTINS = frozenset(
+    {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
+     "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}
+)
+
+
+@dataclass
+class ValueScope:
+    """The value environment of one function body."""
+
+    imports: ImportTable
+    tensor_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold parameters or buffers
+    layer_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold ``torch.nn`` layers
+    env: dict[str, Kind] = field(default_factory=dict)
+    # Names that are tensors only by assumption: un-annotated ``forward`` arguments used bare.
+    assumed: set[str] = field(default_factory=set)
+
+    @classmethod
+    def for_function(
+        cls,
+        node: cst.FunctionDef,
+        imports: ImportTable,
+        is_method: bool,
+        tensor_attrs: frozenset[str] = frozenset(),
+        layer_attrs: frozenset[str] = frozenset(),
+        parent: ValueScope | None = None,
+    ) -> ValueScope:
+        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {},
+                    set(parent.assumed) if parent else set())
+        params = node.params
+        ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+        is_forward = is_method and node.name.value == "forward"
+        for index, param in enumerate(ordered):
+            name = param.name.value
+            if is_method and index == 0:
+                scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
+                continue
+            scope.env[name] = scope._param_kind(param, is_forward)
+            if is_forward and param.annotation is None and scope.env[name] is Kind.TENSOR:
+                scope.assumed.add(name)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.env[star.name.value] = Kind.UNKNOWN
+        return scope
+
+    def _param_kind(self, param: cst.Param, is_forward: bool) -> Kind:
+        if param.annotation is not None:
+            annotation = _annotation_names(param.annotation.annotation, self.imports)
+            if annotation & TENSOR_ANNOTATIONS:
+                return Kind.TENSOR
+            if annotation and annotation <= SCALAR_ANNOTATIONS | {"builtins.None"}:
+                return Kind.CONST
+        if not is_forward:
+            return Kind.UNKNOWN
+        default = param.default
+        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+            return Kind.TENSOR  # a forward input, or an optional tensor such as a mask
+        return Kind.CONST if isinstance(default, (cst.Name, cst.BaseNumber, cst.BaseString)) else Kind.UNKNOWN
+
+    # -- bindings -----------------------------------------------------------------------------
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, kind: Kind | None = None) -> None:
+        """Record ``target = value`` (``kind`` overrides the value's own kind, e.g. loop targets)."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            sources = (
+                [e.value for e in value.elements]
+                if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements)
+                else None
+            )
+            whole = kind if kind is not None else (self.kind(value) if value is not None else Kind.UNKNOWN)
+            for index, element in enumerate(elements):
+                inner = element.value if isinstance(element, cst.StarredElement) else element
+                if sources is not None and kind is None:
+                    self.bind(inner, sources[index])
+                else:
+                    self.bind(inner, None, whole)
+        elif isinstance(target, cst.Name):
+            if isinstance(value, cst.Name) and value.value in self.assumed:
+                self.assumed.add(target.value)
+            else:
+                self.assumed.discard(target.value)
+            self.env[target.value] = kind if kind is not None else (
+                self.kind(value) if value is not None else Kind.UNKNOWN
+            )
+
+    # -- queries ------------------------------------------------------------------------------
+    def is_assumed(self, node: cst.BaseExpression) -> bool:
+        """True when ``node`` is a tensor only by the forward-argument assumption (a bare name)."""
+        return isinstance(node, cst.Name) and node.value in self.assumed
+
+    def kind(self, node: cst.BaseExpression) -> Kind:
+        """The kind of value ``node`` evaluates to."""
+        if isinstance(node, (cst.BaseNumber, cst.BaseString)):
+            return Kind.CONST
+        if isinstance(node, cst.Name):
+            if node.value in self.env:
+                return self.env[node.value]
+            return Kind.CONST if node.value in ("None", "True", "False") else Kind.UNKNOWN
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Subscript):
+            base = self.kind(node.value)
+            return base if base in (Kind.TENSOR, Kind.META, Kind.DATA) else Kind.UNKNOWN
+        if isinstance(node, cst.BinaryOperation):
+            return max(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.UnaryOperation):
+            return self.kind(node.expression)
+        if isinstance(node, cst.BooleanOperation):
+            return max(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node)
+        if isinstance(node, cst.IfExp):
+            return max(self.kind(node.body), self.kind(node.orelse))
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            kinds = [self.kind(e.value) for e in node.elements]
+            return max(kinds, default=Kind.CONST)
+        if isinstance(node, cst.NamedExpr):
+            return self.kind(node.value)
+        return Kind.UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Kind:
+        attr = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if attr in self.tensor_attrs:
+                return Kind.TENSOR
+            return Kind.META if attr == "training" else Kind.UNKNOWN
+        dotted = cst_dotted(node)
+        resolved = self.imports.resolve(dotted) if dotted and dotted.split(".")[0] not in self.env else None
+        if resolved is not None:
+            return Kind.CONST  # a module attribute such as ``torch.float32``
+        base = self.kind(node.value)
+        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.UNKNOWN):
+            return Kind.META
+        if base is Kind.TENSOR:
+            return Kind.TENSOR if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
+        return Kind.META if base is Kind.META else Kind.UNKNOWN
+
+    def _call(self, node: cst.Call) -> Kind:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver_is_local = not (cst_dotted(func) or "").split(".")[0] in self.imports.aliases
+            if receiver_is_local or cst_dotted(func) is None:
+                return self._method(func, node)
+        dotted = cst_dotted(func)
+        if dotted is not None and dotted.split(".")[0] in self.env:
+            return Kind.UNKNOWN  # a local callable
+        resolved = self.imports.resolve(dotted)
+        if resolved is None:
+            return Kind.UNKNOWN
+        if resolved.startswith("torch."):
+            return _torch_function_kind(resolved)
+        args = [self.kind(a.value) for a in node.args]
+        if resolved in DATA_CONVERSIONS:
+            arg = args[0] if args else Kind.CONST
+            return Kind.DATA if arg in (Kind.TENSOR, Kind.DATA) else arg
+        if resolved == "builtins.len":
+            return Kind.META if args and args[0] in (Kind.TENSOR, Kind.META) else Kind.UNKNOWN
+        if resolved in PASSTHROUGH_BUILTINS:
+            return max(args, default=Kind.UNKNOWN)
+        if resolved in CONST_BUILTINS:
+            return Kind.CONST
+        return Kind.UNKNOWN
+
+    def _method(self, func: cst.Attribute, node: cst.Call) -> Kind:
+        name = func.attr.value
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return Kind.TENSOR if name in self.layer_attrs else Kind.UNKNOWN
+        base = self.kind(receiver)
+        if name in DATA_METHODS:
+            return Kind.DATA
+        if base is Kind.TENSOR:
+            return Kind.META if name in META_METHODS else Kind.TENSOR
+        if base is Kind.META and name in ("index", "count", "numel"):
+            return Kind.META
+        return Kind.UNKNOWN
+
+    def _comparison(self, node: cst.Comparison) -> Kind:
+        operators = [c.operator for c in node.comparisons]
+        if all(isinstance(op, (cst.Is, cst.IsNot)) for op in operators):
+            return Kind.CONST
+        kinds = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
+        return max(kinds)
+
+
+def _torch_function_kind(resolved: str) -> Kind:
+    parts = resolved.split(".")[1:]
+    if len(parts) == 1:
+        name = parts[0]
+        if name in NON_TENSOR_FUNCTIONS:
+            return NON_TENSOR_FUNCTIONS[name]
+        if name[:1].isupper():
+            return Kind.TENSOR if name.endswith("Tensor") else Kind.UNKNOWN
+        return Kind.TENSOR
+    namespace = ".".join(parts[:-1])
+    if namespace in TENSOR_NAMESPACES:
+        return Kind.TENSOR
+    if parts[0] in UNTYPED_NAMESPACES:
+        return Kind.UNKNOWN
+    return Kind.UNKNOWN
+
+
+def _annotation_names(node: cst.BaseExpression, imports: ImportTable) -> set[str]:
+    """Qualified names mentioned by an annotation: ``Optional[Tensor]`` -> {typing.Optional, torch.Tensor}."""
+    names: set[str] = set()
+    if isinstance(node, cst.BaseString):
+        return names
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        resolved = imports.resolve(cst_dotted(node))
+        if resolved:
+            names.add(resolved)
+    elif isinstance(node, cst.Subscript):
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                names |= _annotation_names(element.slice.value, imports)
+    elif isinstance(node, cst.BinaryOperation):
+        names |= _annotation_names(node.left, imports) | _annotation_names(node.right, imports)
+    names.discard("typing.Optional")
+    names.discard("typing.Union")
+    return names

@@ -1,0 +1,1 @@
+"""Verify stage: the only package that imports torch, and only lazily inside functions."""

@@ -1,0 +1,182 @@
+"""Verify stage of the dynalint pipeline: record the graph breaks that Dynamo
+reports while user code runs.  Breaks are read from the ``graph_breaks``
+logging artifact (the only signal that sees every break on torch 2.13), each
+one reduced to a GB id, a one-line reason and the innermost frame of the
+observed file.  Torch is imported lazily, inside functions only."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+_GB_LINK_RE = re.compile(r"/gb/gb(\d{4})\.html")
+_HEADER_RE = re.compile(r"in user code at (?P<file>.+?):(?P<line>\d+)\s*$", re.M)
+_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<func>.+)_at_\d+$")
+_WRAPPERS = ("Encountered graph break when attempting", "Failed to handle graph break gracefully")
+_SUPPRESSED = "user stack suppressed due to duplicate graph break"
+
+
+@dataclass(frozen=True)
+class ObservedBreak:
+    """One graph break as Dynamo logged it."""
+
+    gb_id: str | None  # e.g. "GB0059"; None when neither link nor registry matched
+    reason: str  # first line of the Gb_type / explanation
+    filename: str  # file of ``line`` (the observed file unless no frame of it was found)
+    line: int  # innermost user frame in the observed file
+    function: str  # function of that frame (resume functions mapped back to their origin)
+
+
+@functools.lru_cache(maxsize=1)
+def _registry() -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+    """Gb_type -> GB id (exact), and regexes for Gb_types with ``{placeholders}``."""
+    import torch._dynamo
+
+    path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}, ()
+    exact: dict[str, str] = {}
+    patterns: list[tuple[re.Pattern[str], str]] = []
+    for gid, entries in data.items():
+        for entry in entries:
+            gb_type = entry.get("Gb_type", "")
+            if "{" in gb_type:
+                rx = re.sub(r"\\\{[^}]*\\\}", ".*", re.escape(gb_type))
+                patterns.append((re.compile(rx + "$"), gid))
+            elif gb_type:
+                exact.setdefault(gb_type, gid)
+    return exact, tuple(patterns)
+
+
+def _reason_lines(text: str) -> list[str]:
+    """Lines of the break reason, wrapper lines ("Encountered graph break ...") dropped."""
+    _, sep, rest = text.partition("Graph Break Reason:")
+    body = rest if sep else text
+    body = body.split("\nUser code traceback:", 1)[0]
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
+    return [ln for ln in lines if not ln.startswith(_WRAPPERS)]
+
+
+def gb_id_of(text: str) -> str | None:
+    """GB id from the ``gb/gbNNNN.html`` link, else from the installed registry."""
+    m = _GB_LINK_RE.search(text)
+    if m:
+        return f"GB{m.group(1)}"
+    exact, patterns = _registry()
+    lines = _reason_lines(text)
+    for ln in lines:
+        if ln in exact:
+            return exact[ln]
+    for ln in lines:
+        for rx, gid in patterns:
+            if rx.match(ln):
+                return gid
+    return None
+
+
+def _record_text(record: logging.LogRecord) -> str:
+    text = record.getMessage()
+    exc = record.exc_info[1] if record.exc_info else None
+    if exc is not None:  # "frame falls back to eager" records carry the reason here
+        prefix = "\n" if "Graph Break Reason:" in text else "\nGraph Break Reason: "
+        text += prefix + str(exc)
+    return text
+
+
+def parse_record(text: str, filename: str) -> ObservedBreak:
+    """Turn one ``graph_breaks`` log message into an ObservedBreak."""
+    frames = list(_FRAME_RE.finditer(text))
+    mine = [m for m in frames if m.group("file") == filename]
+    func = ""
+    if mine:
+        file, line, func = mine[-1].group("file"), int(mine[-1].group("line")), mine[-1].group("func")
+    else:
+        header = _HEADER_RE.search(text)
+        if header:
+            file, line = header.group("file"), int(header.group("line"))
+        elif frames:
+            file, line, func = frames[-1].group("file"), int(frames[-1].group("line")), frames[-1].group("func")
+        else:
+            file, line = "", 0
+    resume = _RESUME_RE.match(func)
+    if resume:
+        func = resume.group("func")
+    lines = _reason_lines(text)
+    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func)
+
+
+class _BreakHandler(logging.Handler):
+    def __init__(self, filename: str, sink: list[ObservedBreak]) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.filename = filename
+        self.sink = sink
+        self.seen: set[tuple[str | None, str]] = set()  # (GB id, "file:line" of the header)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = _record_text(record)
+            brk = parse_record(text, self.filename)
+            header = _HEADER_RE.search(text)
+            key = (brk.gb_id, header.group(0) if header else "")
+            if _SUPPRESSED in text and key in self.seen:
+                # Dynamo re-logs a break it already reported, without the user
+                # stack (e.g. the frame of a helper that failed to inline is
+                # traced again on its own): keep the first, full record only.
+                return
+            self.seen.add(key)
+            self.sink.append(brk)
+        except Exception:  # never let parsing break the user's program
+            self.handleError(record)
+
+
+def reset_dynamo() -> None:
+    """Forget compiled code, counters and the duplicate-break checker."""
+    import torch._dynamo
+    import torch._dynamo.utils
+
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    torch._dynamo.utils.reset_graph_break_dup_checker()
+
+
+@contextlib.contextmanager
+def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
+    """Yield a list that fills with every graph break logged inside the block.
+
+    ``filename`` is the name the observed code was compiled under; a break's
+    line is the innermost frame of its user traceback in that file.
+    """
+    import torch._dynamo  # noqa: F401  (registers the artifact loggers)
+    import torch._dynamo.convert_frame  # noqa: F401
+    import torch._dynamo.exc  # noqa: F401
+    import torch._dynamo.symbolic_convert  # noqa: F401
+    from torch._logging._internal import log_registry
+
+    reset_dynamo()
+    sink: list[ObservedBreak] = []
+    handler = _BreakHandler(filename, sink)
+    saved: list[tuple[logging.Logger, int, bool]] = []
+    for qname in log_registry.get_artifact_log_qnames():
+        if qname.endswith("__graph_breaks"):
+            lg = logging.getLogger(qname)
+            saved.append((lg, lg.level, lg.propagate))
+            lg.setLevel(logging.DEBUG)
+            lg.propagate = False
+            lg.addHandler(handler)
+    try:
+        yield sink
+    finally:
+        for lg, level, propagate in saved:
+            lg.removeHandler(handler)
+            lg.setLevel(level)
+            lg.propagate = propagate
