@@ -35,7 +35,12 @@ class Program:
 
     # -- lookups --------------------------------------------------------------------------------
     def resolve_class(self, module: ModuleSummary, written: str) -> str | None:
-        """Qualified name of a class written as ``written`` in ``module``, if it is in the tree."""
+        """Qualified name of a class written as ``written`` in ``module``, if it is in the tree.
+
+        ``written`` may already be qualified (summaries store bases and attribute types resolved).
+        """
+        if written in self.classes:
+            return written
         qualified = module.imports.resolve(written)
         if qualified in self.classes:
             return qualified
@@ -50,7 +55,7 @@ class Program:
         for base in cls.bases:
             if base in MODULE_BASES:
                 return True
-            resolved = self.resolve_class(module, base) or (base if base in self.classes else None)
+            resolved = self.resolve_class(module, base)
             if resolved and self.is_module_class(resolved, seen | {qualified}):
                 return True
         return False

@@ -1,0 +1,242 @@
+"""Which code counts as compiled (program + region provider), probed with the `print-call` rule.
+
+Each case is a small file; the assertion is the set of lines flagged and, where it matters, the
+confidence and the why-chain. Code outside every compiled region must never be flagged.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dynalint.api import lint_source
+from dynalint.config import Config
+from dynalint.finding import Confidence, Finding
+
+PRINT_ONLY = Config(select=("DYN201",))
+
+
+def lint(source: str) -> list[Finding]:
+    return lint_source(textwrap.dedent(source), "case.py", PRINT_ONLY)
+
+
+def flagged_lines(source: str) -> set[int]:
+    return {f.start.line for f in lint(source)}
+
+
+@pytest.mark.parametrize(
+    "header, decorator",
+    [
+        ("import torch", "@torch.compile"),
+        ("import torch", "@torch.compile(fullgraph=False, dynamic=True)"),
+        ("import torch as T", "@T.compile"),
+        ("from torch import compile as tc", "@tc()"),
+    ],
+)
+def test_compile_decorator_under_any_alias(header: str, decorator: str) -> None:
+    source = f"{header}\n\n{decorator}\ndef f(x):\n    print(x)\n    return x\n"
+    assert flagged_lines(source) == {5}
+
+
+def test_function_passed_to_torch_compile() -> None:
+    source = """
+        import torch
+
+        def f(x):
+            print(x)
+            return x
+
+        def g(x):
+            print(x)
+            return x
+
+        fast_f = torch.compile(f, backend="eager")
+    """
+    assert flagged_lines(source) == {5}
+
+
+def test_bound_method_passed_to_torch_compile() -> None:
+    source = """
+        import torch
+
+        class Trainer:
+            def __init__(self):
+                self.fast_step = torch.compile(self.step)
+
+            def step(self, x):
+                print(x)
+                return x
+
+            def report(self, x):
+                print(x)
+    """
+    assert flagged_lines(source) == {9}
+
+
+def test_module_compiled_by_instance_is_certain_and_uncompiled_forward_likely() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Compiled(nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+
+        class Elsewhere(nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+
+        def build():
+            model = Compiled()
+            model.compile()
+            return model
+    """
+    findings = {f.start.line: f for f in lint(source)}
+    assert set(findings) == {7, 12}
+    assert findings[7].confidence is Confidence.CERTAIN
+    assert findings[12].confidence is Confidence.LIKELY
+
+
+def test_plain_classes_and_functions_are_not_regions() -> None:
+    source = """
+        import torch
+
+        class Loader:
+            def forward(self, x):
+                print(x)
+
+        def train(model, data):
+            for batch in data:
+                loss = model(batch)
+                print(loss.item())
+    """
+    assert flagged_lines(source) == set()
+
+
+def test_helper_called_from_compiled_code_carries_the_chain() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        def log_shape(x):
+            print(x.shape)
+
+        class Block(nn.Module):
+            def forward(self, x):
+                log_shape(x)
+                return x
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def forward(self, x):
+                return self.block(x)
+
+        model = torch.compile(Model())
+    """
+    (finding,) = lint(source)
+    assert finding.start.line == 6
+    assert finding.confidence is Confidence.CERTAIN
+    assert finding.region is not None
+    chain = [link.function for link in finding.region.chain]
+    assert chain == ["Model.forward", "Block.forward", "log_shape"]
+    assert finding.region.chain[0].line == 21 and "torch.compile" in finding.region.chain[0].how
+
+
+def test_helper_called_only_from_eager_code_is_not_flagged() -> None:
+    source = """
+        import torch
+
+        def log_shape(x):
+            print(x.shape)
+
+        @torch.compile
+        def f(x):
+            return x * 2
+
+        def main(x):
+            log_shape(f(x))
+    """
+    assert flagged_lines(source) == set()
+
+
+def test_disabled_functions_are_not_regions() -> None:
+    source = """
+        import torch
+
+        @torch.compiler.disable
+        def report(x):
+            print(x)
+
+        @torch.compile
+        def f(x):
+            return x * 2
+    """
+    assert flagged_lines(source) == set()
+
+
+def test_is_compiling_guards() -> None:
+    source = """
+        import torch
+        from torch._dynamo import is_compiling
+
+        @torch.compile
+        def f(x):
+            if not torch.compiler.is_compiling():
+                print("eager only")
+            if is_compiling():
+                print("traced")
+            else:
+                print("eager only")
+            return x
+    """
+    assert flagged_lines(source) == {10}
+
+
+def test_nested_function_inherits_the_region() -> None:
+    source = """
+        import torch
+
+        @torch.compile
+        def f(x):
+            def inner(y):
+                print(y)
+                return y
+            return inner(x)
+    """
+    assert flagged_lines(source) == {7}
+
+
+def test_module_level_code_is_never_a_region() -> None:
+    source = """
+        import torch
+        print("loading")
+        model = torch.compile(torch.nn.Linear(2, 2))
+    """
+    assert flagged_lines(source) == set()
+
+
+def test_inherited_forward_and_subclass_of_in_file_module() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Base(nn.Module):
+            def helper(self, x):
+                print(x)
+                return x
+
+        class Child(Base):
+            def forward(self, x):
+                return self.helper(x)
+
+        model = torch.compile(Child())
+    """
+    (finding,) = lint(source)
+    assert finding.start.line == 7
+    assert [link.function for link in finding.region.chain] == ["Child.forward", "Base.helper"]

@@ -1,0 +1,142 @@
+"""The value analysis, seen through the rules that ask it: data vs metadata vs unknown.
+
+Conditions on tensor values are flagged; conditions on metadata never are; a value whose tensor-ness
+is only assumed (a bare, un-annotated `forward` argument) or unknown is never reported as `certain`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dynalint.api import lint_source
+from dynalint.config import Config
+from dynalint.finding import Confidence, Finding
+
+MODEL = """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.scale = nn.Parameter(torch.ones(4))
+        self.register_buffer("step", torch.zeros(()))
+
+    def forward(self, x, mask=None, causal=True, n: int = 2, t: torch.Tensor = None):
+        h = self.proj(x)
+        s = F.softmax(h, -1)
+        B, T = x.shape[:2]
+        flag = x.sum() > 0
+        v = h.max().item()
+        if {condition}:
+            h = h + 1
+        return h
+
+compiled = torch.compile(M())
+"""
+
+
+def branch_findings(condition: str) -> list[Finding]:
+    source = MODEL.replace("{condition}", condition)
+    return [f for f in lint_source(source, "m.py", Config(select=("DYN102",))) if f.start.line == 19]
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "x.sum() > 0",
+        "h.mean() < 0.5",
+        "s.max() > 0.9",
+        "(x > 3).any()",
+        "mask is not None and mask.any()",
+        "flag",
+        "v > 0",
+        "self.scale.sum() > 1",
+        "self.step > 10",
+        "torch.isnan(h).any()",
+        "t.all()",
+        "x.abs().sum() > n",
+        "h.sum() if causal else h.mean()",
+    ],
+)
+def test_conditions_on_tensor_values_are_flagged(condition: str) -> None:
+    findings = branch_findings(condition)
+    assert len(findings) == 1
+    assert findings[0].confidence is Confidence.CERTAIN
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "x.shape[0] > 2",
+        "x.dim() == 3",
+        "x.ndim == 3",
+        "x.dtype == torch.float16",
+        "x.numel() > 10",
+        "len(x) > 1",
+        "x.size(0) == B",
+        "T > 4",
+        "mask is None",
+        "mask is not None",
+        "self.training",
+        "causal",
+        "n > 1",
+        "torch.compiler.is_compiling()",
+        "x.requires_grad",
+        "x.device.type == 'cpu'",
+        "min(x.shape[0], 3) > 1",
+        "isinstance(x, torch.Tensor)",
+        "torch.is_grad_enabled()",
+        "unknown_global > 0",
+    ],
+)
+def test_conditions_on_metadata_or_constants_are_not_flagged(condition: str) -> None:
+    assert branch_findings(condition) == []
+
+
+def test_bare_forward_argument_is_only_likely() -> None:
+    (finding,) = branch_findings("x")
+    assert finding.confidence is Confidence.LIKELY
+
+
+def lint_one(body: str, code: str) -> list[Finding]:
+    source = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, y, n: int):\n" + textwrap.indent(
+        textwrap.dedent(body), "    "
+    )
+    return lint_source(source, "f.py", Config(select=(code,)))
+
+
+def test_item_on_unknown_receiver_is_likely_and_on_tensor_certain() -> None:
+    findings = {f.start.line: f.confidence for f in lint_one("a = x.item()\nb = y.item()\n", "DYN101")}
+    assert findings == {5: Confidence.CERTAIN, 6: Confidence.LIKELY}
+
+
+def test_item_on_metadata_is_not_flagged() -> None:
+    assert lint_one("a = x.shape.numel()\nb = torch.Size([2]).item if False else 0\n", "DYN101") == []
+
+
+@pytest.mark.parametrize(
+    "body, flagged",
+    [
+        ("s = x.sum()\nreturn x[:s]\n", True),
+        ("a = int(x[0])\nreturn x[a:]\n", True),
+        ("return x[: x[0].item()]\n", True),
+        ("k = x.shape[0] // 2\nreturn x[:k]\n", False),
+        ("return x[:n]\n", False),
+        ("return x[x > 0]\n", False),
+        ("idx = torch.arange(3)\nreturn x[idx]\n", False),
+        ("return x[:, None, ::2]\n", False),
+        ("x[x > 0] = 0\nreturn x\n", False),
+    ],
+)
+def test_slice_bounds(body: str, flagged: bool) -> None:
+    assert bool(lint_one(body, "DYN103")) is flagged
+
+
+def test_reassignment_updates_the_kind() -> None:
+    body = "v = x.sum()\nv = x.shape[0]\nif v > 2:\n    pass\n"
+    assert lint_one(body, "DYN102") == []
