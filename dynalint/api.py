@@ -89,7 +89,7 @@ def _lint(inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Conf
             result.findings.append(diagnostics.parse_error(source.display, 1, 1, str(error)))
             continue
         parsed.append(_Parsed(source, text, summarize(tree, source.display, module, source.is_package)))
-    program = link([p.summary for p in parsed])
+    program = link([p.summary for p in parsed], config.dynamo)
     compiled_modules = {program.functions[name][0].module for name in program.regions}
     for item in parsed:
         if item.summary.module not in compiled_modules:

@@ -7,6 +7,7 @@ in ``exclude`` and ``per-file-ignores`` are globs relative to the directory hold
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,10 +18,12 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from dynalint import registry
+from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores"})
+KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores", "target-torch", "dynamo"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
+_VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 
 
 class ConfigError(Exception):
@@ -37,6 +40,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
+    target_torch: str | None = None  # None: the installed torch's version, else the newest known
+    dynamo: DynamoSettings = field(default_factory=DynamoSettings)
 
     def with_overrides(self, **overrides: object) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
@@ -105,8 +110,13 @@ def parse(table: object, path: Path) -> Config:
         listed = _string_list(codes, f"per-file-ignores.{pattern}", where)
         _check_selectors(f"per-file-ignores.{pattern}", listed, where)
         per_file.append((pattern, listed))
+    target_torch = table.get("target-torch")
+    if target_torch is not None and not (isinstance(target_torch, str) and _VERSION.match(target_torch)):
+        raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.13\", got {target_torch!r}")
     return Config(
         root=path.parent.resolve(),
+        target_torch=target_torch,
+        dynamo=_dynamo_settings(table.get("dynamo", {}), where),
         source=path,
         select=values.get("select"),  # type: ignore[arg-type]
         extend_select=values.get("extend-select", ()),  # type: ignore[arg-type]
@@ -115,6 +125,25 @@ def parse(table: object, path: Path) -> Config:
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
     )
+
+
+def _dynamo_settings(table: object, where: str) -> DynamoSettings:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.dynalint.dynamo] must be a table")
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        attribute = CONFIG_KEYS.get(key)
+        if attribute is None:
+            raise ConfigError(
+                f"{where}: unknown key `dynamo.{key}` in [tool.dynalint.dynamo] (known keys: {', '.join(CONFIG_KEYS)})"
+            )
+        if attribute in BOOL_SETTINGS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: `dynamo.{key}` must be true or false, got {value!r}")
+            values[attribute] = value
+        else:
+            values[attribute] = _string_list(value, f"dynamo.{key}", where)
+    return DynamoSettings().updated(values)
 
 
 def _string_list(value: object, key: str, where: str) -> tuple[str, ...]:

@@ -46,6 +46,7 @@ class Region:
     function: str  # qualified name inside its module, e.g. ``Model.forward``
     confidence: Confidence
     chain: tuple[ChainLink, ...]
+    fullgraph: bool = False  # the entry point's ``torch.compile(fullgraph=True)``
 
     def describe(self) -> str:
         """The text reporter's ``compiled via:`` line."""

@@ -12,9 +12,10 @@ Dynamo never traces (``torch.compiler.disable``) are never regions. The region p
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dynalint.finding import ChainLink, Confidence, Region
+from dynalint.settings import DynamoSettings
 from dynalint.summary import MODULE_BASES, ClassSummary, FunctionSummary, ModuleSummary
 
 
@@ -32,6 +33,7 @@ class Program:
     functions: dict[str, tuple[ModuleSummary, FunctionSummary]] = field(default_factory=dict)
     classes: dict[str, tuple[ModuleSummary, ClassSummary]] = field(default_factory=dict)
     regions: dict[str, Region] = field(default_factory=dict)
+    settings: DynamoSettings = field(default_factory=DynamoSettings)  # config + tree assignments
 
     # -- lookups --------------------------------------------------------------------------------
     def resolve_class(self, module: ModuleSummary, written: str) -> str | None:
@@ -150,16 +152,19 @@ class Program:
         return self.region_of(parent) if parent in self.functions else None
 
 
-def link(summaries: list[ModuleSummary]) -> Program:
+def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None) -> Program:
     """Build the call graph over ``summaries`` and compute every compiled region."""
     program = Program(modules={s.module: s for s in summaries})
+    program.settings = settings or DynamoSettings()
+    for summary in summaries:
+        program.settings = program.settings.updated(summary.dynamo_config)
     for summary in summaries:
         for qualname, function in summary.functions.items():
             program.functions[summary.qualify(qualname)] = (summary, function)
         for qualname, cls in summary.classes.items():
             program.classes[summary.qualify(qualname)] = (summary, cls)
-    _propagate(program, _entry_points(program), Confidence.CERTAIN)
-    _propagate(program, _uncompiled_forwards(program), Confidence.LIKELY)
+    _propagate(program, _entry_points(program))
+    _propagate(program, _uncompiled_forwards(program))
     return program
 
 
@@ -181,7 +186,7 @@ def _entry_points(program: Program) -> list[tuple[str, Region]]:
                 continue
             name = program.functions[target][1].qualname
             chain = (ChainLink(summary.path, site.line, name, site.how),)
-            entries.append((target, Region(name, Confidence.CERTAIN, chain)))
+            entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph)))
     return entries
 
 
@@ -197,7 +202,7 @@ def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
     return entries
 
 
-def _propagate(program: Program, entries: list[tuple[str, Region]], confidence: Confidence) -> None:
+def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
     queue: deque[tuple[str, Region]] = deque(entries)
     while queue:
         qualified, region = queue.popleft()
@@ -211,4 +216,6 @@ def _propagate(program: Program, entries: list[tuple[str, Region]], confidence: 
                 continue
             callee_function = program.functions[callee.function][1]
             link_ = ChainLink(summary.path, call.line, callee_function.qualname, "called")
-            queue.append((callee.function, Region(callee_function.qualname, confidence, region.chain + (link_,))))
+            queue.append(
+                (callee.function, replace(region, function=callee_function.qualname, chain=region.chain + (link_,)))
+            )

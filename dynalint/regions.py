@@ -17,6 +17,7 @@ import libcst as cst
 from dynalint.finding import Region
 from dynalint.names import cst_dotted
 from dynalint.program import Callee, Program
+from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
 from dynalint.values import Kind, ValueScope
 
@@ -54,6 +55,12 @@ class LintContext:
     @property
     def region(self) -> Region | None:
         return self._stack[-1].region
+
+    @property
+    def settings(self) -> DynamoSettings:
+        """The Dynamo settings in force for the current region (config, tree, compile site)."""
+        region = self.region
+        return self.program.settings.at_site(CompileSettings(fullgraph=bool(region and region.fullgraph)))
 
     @property
     def values(self) -> ValueScope:

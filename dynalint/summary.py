@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from dynalint.names import ImportTable, absolute_module, ast_dotted
+from dynalint.settings import CompileSettings
 
 COMPILE = frozenset({"torch.compile"})
 DISABLE = frozenset(
@@ -22,6 +23,7 @@ DISABLE = frozenset(
         "torch._disable_dynamo",
     }
 )
+DYNAMO_CONFIG = "torch._dynamo.config."
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"
@@ -35,15 +37,6 @@ COLLECTIVES = frozenset(
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer",
                         "torch.nn.Buffer"})
-
-
-@dataclass(frozen=True)
-class CompileSettings:
-    """The keyword arguments of one ``torch.compile`` site that change what breaks."""
-
-    fullgraph: bool = False
-    dynamic: bool | None = None
-    backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +89,8 @@ class ModuleSummary:
     compile_sites: list[CompileSite] = field(default_factory=list)
     disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
     module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
+    # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
+    dynamo_config: dict[str, object] = field(default_factory=dict)
 
     def qualify(self, qualname: str) -> str:
         return f"{self.module}.{qualname}" if self.module else qualname
@@ -221,6 +216,10 @@ class _Summarizer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        for target in targets:
+            resolved = self.imports.resolve(ast_dotted(target))
+            if resolved and resolved.startswith(DYNAMO_CONFIG):
+                self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
         for target in targets:
@@ -240,6 +239,14 @@ class _Summarizer(ast.NodeVisitor):
                 elif callee and "." not in dotted and (function is not None or not self.scopes):
                     types = function.local_types if function is not None else self.summary.module_types
                     types[dotted] = callee
+
+    def _config_value(self, value: ast.expr) -> object:
+        if isinstance(value, ast.Constant):
+            return value.value
+        if isinstance(value, (ast.Set, ast.List, ast.Tuple)):
+            names = (self.imports.resolve(ast_dotted(e)) or ast_dotted(e) for e in value.elts)
+            return [name for name in names if name]
+        return None
 
     def _self_attribute(self, class_name: str, attr: str, value: ast.Call, resolved: str) -> None:
         cls = self.summary.classes.get(class_name)

@@ -1,7 +1,7 @@
 """The rule pages are the catalogue's documentation *and* its proof.
 
 Statically, every Example block yields exactly its ``# error: CODE`` (line, code) pairs with only its
-rule enabled, and every Use-instead block yields nothing. Under real Dynamo (torch 2.13 on the CPU,
+rule enabled, and every Use-instead (or When-this-does-not-apply) block yields nothing. Under real Dynamo (torch 2.13 on the CPU,
 all blocks in one subprocess), every annotated line of an Example breaks the graph with one of the
 rule's GB ids, no other line of it breaks, and every Use-instead block compiles without any break.
 """
@@ -24,7 +24,11 @@ RULES = {rule.code: rule for rule in ALL_RULES}
 SECTIONS = ("What it does", "Why does it break the graph?", "Example", "Use instead", "When this does not apply",
             "References")
 EXAMPLES = [b for page in PAGES.values() for b in page.blocks("Example")]
-USE_INSTEAD = [b for page in PAGES.values() for b in page.blocks("Use instead")]
+# Blocks under "When this does not apply" show settings under which the construct does not break:
+# they are held to the same standard as "Use instead" (no finding, no break).
+USE_INSTEAD = [
+    b for page in PAGES.values() for section in ("Use instead", "When this does not apply") for b in page.blocks(section)
+]
 
 
 def test_every_rule_has_a_page_and_every_page_a_rule() -> None:

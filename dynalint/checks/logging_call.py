@@ -30,9 +30,16 @@ class LoggingCall(Rule):
         if not isinstance(func, cst.Attribute) or func.attr.value not in LOG_METHODS:
             return
         confidence = self._logger_confidence(func.value)
-        if confidence is not None:
+        if confidence is not None and not self._allowed(func):
             receiver = cst_dotted(func.value) or "logger"
             self.report(node, confidence=confidence, call=f"{receiver}.{func.attr.value}()")
+
+    def _allowed(self, func: cst.Attribute) -> bool:
+        """Dynamo drops (``ignore_logging_functions``) or defers (``reorderable_...``) these calls."""
+        settings = self.context.settings
+        allowed = settings.ignore_logging_functions | settings.reorderable_logging_functions
+        module_function = self.context.resolve(func)
+        return f"logging.Logger.{func.attr.value}" in allowed or (module_function in allowed)
 
     def _logger_confidence(self, receiver: cst.BaseExpression) -> Confidence | None:
         if self.context.resolve(receiver) == "logging":

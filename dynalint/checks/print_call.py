@@ -20,5 +20,5 @@ class PrintCall(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
-        if resolved in CONSOLE_WRITERS:
+        if resolved in CONSOLE_WRITERS and resolved not in self.context.settings.reorderable_logging_functions:
             self.report(node, call=f"{resolved.removeprefix('builtins.')}()")

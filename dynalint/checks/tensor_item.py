@@ -15,12 +15,14 @@ class TensorItem(Rule):
     message = "`Tensor.{method}()` in compiled code reads tensor data into Python and breaks the graph"
     help = "Keep the value a tensor (use `torch.where`, tensor arithmetic), or read it outside the compiled function"
     gb_ids = ("GB0124", "GB0109")
-    requires = ("not capture_scalar_outputs",)
+    requires = ("not capture_scalar_outputs (for .item())",)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("item", "tolist") or node.args:
             return
+        if func.attr.value == "item" and self.context.settings.capture_scalar_outputs:
+            return  # traced as an unbacked symbol; ``.tolist()`` on floats breaks even then
         receiver = self.context.kind(func.value)
         if receiver is Kind.TENSOR:
             confidence = Confidence.LIKELY if self.context.values.is_assumed(func.value) else Confidence.CERTAIN
