@@ -34,6 +34,7 @@ class _Parsed:
     file: files.SourceFile
     text: str
     summary: ModuleSummary
+    requested: bool = True  # False: only read so that cross-file regions are known
 
 
 def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:
@@ -66,19 +67,52 @@ def lint_paths(
     for path in files.discover(on_disk, config, force_exclude):
         source = files.source_file(path)
         inputs.append((source, files.read_source(path, source.display)))
-    return _lint(inputs, config)
+    return _lint(inputs, config, _project_context(on_disk, inputs, config))
 
 
-def _lint(inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Config) -> LintResult:
+def _project_context(
+    on_disk: Sequence[str], inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Config
+) -> list[tuple[files.SourceFile, str | Finding]]:
+    """Other files of the project, when files were named one by one (as pre-commit does).
+
+    A staged helper module is compiled because some *other* file compiles a model that calls it; to
+    know that, every file of the project is summarized (one ``ast`` parse each), but only the files
+    asked for are linted and reported.
+    """
+    explicit = [Path(p) for p in on_disk if Path(p).is_file()]
+    if not explicit:
+        return []
+    root = config.root if config.source else files.project_root(explicit[0])
+    asked = {source.path.resolve() for source, _ in inputs}
+    context = []
+    for path in files.discover([str(root)], config):
+        if path.resolve() not in asked:
+            shown = files.display_name(path)
+            context.append((files.source_file(path, shown), files.read_source(path, shown)))
+    return context
+
+
+def _lint(
+    inputs: Sequence[tuple[files.SourceFile, str | Finding]],
+    config: Config,
+    context: Sequence[tuple[files.SourceFile, str | Finding]] = (),
+) -> LintResult:
     result = LintResult(files_checked=len(inputs))
     parsed: list[_Parsed] = []
     taken: set[str] = set()
-    for source, text in inputs:
+    requested = len(inputs)
+    for index, (source, text) in enumerate([*inputs, *context]):
+        if index >= requested:
+            parsed_context = _parse_quietly(source, text)
+            if parsed_context is not None:
+                module = _unique(source.module, taken, source.display)
+                parsed.append(_Parsed(source, "", summarize(parsed_context, source.display, module,
+                                                            source.is_package), requested=False))
+            continue
         if isinstance(text, Finding):
             result.findings.append(text)
             continue
-        module = source.module if source.module not in taken else f"{source.module}@{source.display}"
-        taken.add(module)
+        module = _unique(source.module, taken, source.display)
         try:
             tree = ast.parse(text, filename=source.display)
         except SyntaxError as error:
@@ -92,7 +126,7 @@ def _lint(inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Conf
     program = link([p.summary for p in parsed], config.dynamo)
     compiled_modules = {program.functions[name][0].module for name in program.regions}
     for item in parsed:
-        if item.summary.module not in compiled_modules:
+        if not item.requested or item.summary.module not in compiled_modules:
             continue
         rules = _rules_for(item.file, config)
         if rules:
@@ -101,6 +135,23 @@ def _lint(inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Conf
     result.findings = [f for f in result.findings if _selected(f, config)]
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+def _unique(module: str, taken: set[str], display: str) -> str:
+    """Two scripts with the same name in different folders must not share a module name."""
+    name = module if module not in taken else f"{module}@{display}"
+    taken.add(name)
+    return name
+
+
+def _parse_quietly(source: files.SourceFile, text: str | Finding) -> ast.Module | None:
+    """Context files are not reported on: one that cannot be read or parsed is just left out."""
+    if isinstance(text, Finding):
+        return None
+    try:
+        return ast.parse(text, filename=source.display)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:

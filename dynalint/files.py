@@ -77,6 +77,23 @@ def _walk(root: Path, config: Config) -> Iterator[Path]:
                 yield here / name
 
 
+def display_name(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it (as users typed it), else as is."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def project_root(path: Path) -> Path:
+    """The nearest folder above ``path`` holding ``.git`` or ``pyproject.toml`` (else its own folder)."""
+    start = path.resolve().parent
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
+            return candidate
+    return start
+
+
 def module_name(path: Path) -> tuple[str, bool]:
     """Dotted module name of ``path`` from the outermost package holding it, and whether it is a package."""
     path = path.resolve() if path.exists() else path

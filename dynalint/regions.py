@@ -104,7 +104,7 @@ class LintContext:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
         elif isinstance(node, cst.For):
             iterated = self.values.kind(node.iter)
-            self.values.bind(node.target, None, Kind.TENSOR if iterated is Kind.TENSOR else Kind.UNKNOWN)
+            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else Kind.UNKNOWN)
         elif isinstance(node, cst.CompFor):
             self.values.bind(node.target, None, Kind.UNKNOWN)
 
@@ -132,11 +132,20 @@ class LintContext:
         tensor_attrs, layer_attrs = self._class_attributes(class_qualified) if class_qualified else (set(), set())
         parent_values = top.values if top.kind in ("function", "block") else None
         values = ValueScope.for_function(
-            node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values
+            node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values,
+            self._call_kind,
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
         self._stack.append(_Frame("function", qualname, qualified, region, values))
+
+    def _call_kind(self, node: cst.Call) -> Kind | None:
+        """``TENSOR`` for calls of functions in the tree whose summaries say they return tensors."""
+        dotted = cst_dotted(node.func)
+        function = self._stack[-1].function
+        if dotted is None or function is None:
+            return None
+        return Kind.TENSOR if self.program.returns_tensor(function, dotted) else None
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         tensors: set[str] = set()

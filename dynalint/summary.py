@@ -24,6 +24,21 @@ DISABLE = frozenset(
     }
 )
 DYNAMO_CONFIG = "torch._dynamo.config."
+# Decorators whose functions Dynamo does not trace into (and does not break on either).
+NOT_TRACED = frozenset(
+    {
+        "torch._dynamo.decorators.leaf_function",
+        "torch._dynamo.leaf_function",
+        "torch._dynamo.nonstrict_trace",
+        "torch._dynamo.decorators.nonstrict_trace",
+        "torch.library.custom_op",
+        "torch._library.custom_ops.custom_op",
+        "torch._dynamo.allow_in_graph",
+        "torch.compiler.allow_in_graph",
+    }
+)
+TENSOR_RETURNS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
+PARTIAL = frozenset({"functools.partial"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"
@@ -51,8 +66,10 @@ class CompileSite:
 
     line: int
     how: str  # ``@torch.compile``, ``torch.compile(model)``, ``model.compile()``
-    target_kind: str  # "function" (a qualified function) or "class" (its ``forward``)
-    target: str  # module-qualified function name, or a class name as written / qualified
+    # "function": a module-qualified function; "class": a class (or factory) as written, its ``forward``;
+    # "method": ``Class:method``; "name": a name as written, resolved through the imports.
+    target_kind: str
+    target: str
     scope_class: str | None
     settings: CompileSettings
 
@@ -63,10 +80,14 @@ class FunctionSummary:
     lineno: int
     class_name: str | None
     params: list[tuple[str, str | None]]  # (name, annotation as written)
-    disabled: bool = False
+    disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
+    not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
+    returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
+    returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
     calls: list[CallSite] = field(default_factory=list)
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
+    loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
 
 
 @dataclass
@@ -183,6 +204,13 @@ class _Summarizer(ast.NodeVisitor):
         args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         params = [(a.arg, ast_dotted(a.annotation) if a.annotation else None) for a in args]
         function = FunctionSummary(qualname, node.lineno, class_name, params)
+        function.returns_tensor = self.imports.resolve(ast_dotted(node.returns) if node.returns else None) in (
+            TENSOR_RETURNS
+        )
+        for name, annotation in params:
+            resolved = self.imports.resolve(annotation)
+            if annotation and resolved not in TENSOR_RETURNS and not (resolved or "").startswith("builtins."):
+                function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
         self.summary.functions[qualname] = function
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
@@ -197,6 +225,8 @@ class _Summarizer(ast.NodeVisitor):
         name = self.imports.resolve(ast_dotted(call.func if call else decorator))
         if name in DISABLE:
             function.disabled = True
+        elif name in NOT_TRACED:
+            function.not_traced = True
         elif name in COMPILE:
             how = "@torch.compile(...)" if call else "@torch.compile"
             settings = compile_settings(call.keywords) if call else CompileSettings()
@@ -262,6 +292,32 @@ class _Summarizer(ast.NodeVisitor):
         else:
             cls.attr_types[attr] = resolved
 
+    def visit_Return(self, node: ast.Return) -> None:
+        function = self._current_function()
+        if function is not None and isinstance(node.value, ast.Call):
+            callee = ast_dotted(node.value.func)
+            resolved = self.imports.resolve(callee) or ""
+            if resolved.startswith("torch.") and not resolved.split(".")[-1][:1].isupper():
+                function.returns_tensor = True
+            elif callee and callee.split(".")[-1][:1].isupper():
+                function.returns_class = callee
+        elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
+            function.returns_class = function.local_types[node.value.id]
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        function = self._current_function()
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and ast_dotted(iterated.func) in ("enumerate", "reversed") and iterated.args:
+            iterated = iterated.args[0]
+            target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else node.target
+        else:
+            target = node.target
+        container = ast_dotted(iterated)
+        if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
+            function.loop_containers[target.id] = container[5:]
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         callee = ast_dotted(node.func)
         resolved = self.imports.resolve(callee)
@@ -294,6 +350,16 @@ class _Summarizer(ast.NodeVisitor):
         function = self._current_function()
         scope_class = function.class_name if function else None
         site = lambda kind, ref: CompileSite(node.lineno, how, kind, ref, scope_class, settings)  # noqa: E731
+        if isinstance(target, ast.Lambda):
+            # A compiled lambda: everything it calls is compiled (the lambda's own line is not linted).
+            for inner in ast.walk(target.body):
+                callee = ast_dotted(inner.func) if isinstance(inner, ast.Call) else None
+                if callee:
+                    self._compile_call(node, inner.func, how, settings)
+            return
+        if isinstance(target, ast.Call) and self.imports.resolve(ast_dotted(target.func)) in PARTIAL and target.args:
+            self._compile_call(node, target.args[0], how, settings)
+            return
         if isinstance(target, ast.Call):
             cls = ast_dotted(target.func)
             if cls:
@@ -313,6 +379,10 @@ class _Summarizer(ast.NodeVisitor):
         types = function.local_types if function is not None else self.summary.module_types
         if dotted in types:
             self.summary.compile_sites.append(site("class", types[dotted]))
+            return
+        owner, _, method = dotted.rpartition(".")
+        if owner in types and "." not in owner:  # ``torch.compile(model.forward)``
+            self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
             return
         self.summary.compile_sites.append(site("name", dotted))
 

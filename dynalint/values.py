@@ -12,10 +12,12 @@ anything touched by a tensor is a tensor, and unknown stays unknown, never data.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dynalint.finding import Confidence
 from dynalint.names import ImportTable, cst_dotted
 
 
@@ -23,8 +25,25 @@ class Kind(enum.IntEnum):
     CONST = 0  # a Python constant or a value known not to depend on tensors
     META = 1  # shape, dtype, device, dim, numel, len, requires_grad, self.training
     UNKNOWN = 2
-    DATA = 3  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
-    TENSOR = 4
+    # Probably a tensor: an un-annotated ``forward`` argument, or the result of a reduction such as
+    # ``.sum()`` / ``.any()`` on a receiver of unknown type. Rules report it at ``likely`` confidence.
+    LIKELY_TENSOR = 3
+    DATA = 4  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
+    TENSOR = 5
+
+    @property
+    def is_tensor_like(self) -> bool:
+        return self in (Kind.TENSOR, Kind.LIKELY_TENSOR)
+
+    @property
+    def confidence(self) -> Confidence:
+        """How sure a finding resting on a value of this kind can be."""
+        return Confidence.CERTAIN if self in (Kind.TENSOR, Kind.DATA) else Confidence.LIKELY
+
+    @property
+    def is_data_dependent(self) -> bool:
+        """A tensor, a probable tensor or a value read out of one: what branches and slices must not use."""
+        return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.DATA)
 
 
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
@@ -40,6 +59,12 @@ META_METHODS = frozenset(
      "is_shared", "has_names", "__len__"}
 )
 DATA_METHODS = frozenset({"item", "tolist"})
+# Methods that, on a receiver of unknown type, almost always mean a tensor (or an ndarray, which
+# Dynamo traces as one): their result in a condition is a branch on data.
+REDUCTIONS = frozenset(
+    {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
+     "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
+)
 # ``torch`` sub-namespaces whose functions do not return tensors (or whose results we cannot type).
 UNTYPED_NAMESPACES = frozenset(
     {"nn", "compiler", "_dynamo", "cuda", "backends", "distributed", "jit", "utils", "library", "autograd",
@@ -76,8 +101,8 @@ class ValueScope:
     tensor_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold parameters or buffers
     layer_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold ``torch.nn`` layers
     env: dict[str, Kind] = field(default_factory=dict)
-    # Names that are tensors only by assumption: un-annotated ``forward`` arguments used bare.
-    assumed: set[str] = field(default_factory=set)
+    # Kind of a call to a function in the linted tree (its summary says whether it returns tensors).
+    call_kind: Callable[[cst.Call], Kind | None] | None = None
 
     @classmethod
     def for_function(
@@ -88,9 +113,9 @@ class ValueScope:
         tensor_attrs: frozenset[str] = frozenset(),
         layer_attrs: frozenset[str] = frozenset(),
         parent: ValueScope | None = None,
+        call_kind: Callable[[cst.Call], Kind | None] | None = None,
     ) -> ValueScope:
-        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {},
-                    set(parent.assumed) if parent else set())
+        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_kind)
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         is_forward = is_method and node.name.value == "forward"
@@ -100,8 +125,6 @@ class ValueScope:
                 scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
                 continue
             scope.env[name] = scope._param_kind(param, is_forward)
-            if is_forward and param.annotation is None and scope.env[name] is Kind.TENSOR:
-                scope.assumed.add(name)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Kind.UNKNOWN
@@ -118,7 +141,7 @@ class ValueScope:
             return Kind.UNKNOWN
         default = param.default
         if default is None or (isinstance(default, cst.Name) and default.value == "None"):
-            return Kind.TENSOR  # a forward input, or an optional tensor such as a mask
+            return Kind.LIKELY_TENSOR  # a forward input, or an optional tensor such as a mask
         return Kind.CONST if isinstance(default, (cst.Name, cst.BaseNumber, cst.BaseString)) else Kind.UNKNOWN
 
     # -- bindings -----------------------------------------------------------------------------
@@ -139,19 +162,11 @@ class ValueScope:
                 else:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
-            if isinstance(value, cst.Name) and value.value in self.assumed:
-                self.assumed.add(target.value)
-            else:
-                self.assumed.discard(target.value)
             self.env[target.value] = kind if kind is not None else (
                 self.kind(value) if value is not None else Kind.UNKNOWN
             )
 
     # -- queries ------------------------------------------------------------------------------
-    def is_assumed(self, node: cst.BaseExpression) -> bool:
-        """True when ``node`` is a tensor only by the forward-argument assumption (a bare name)."""
-        return isinstance(node, cst.Name) and node.value in self.assumed
-
     def kind(self, node: cst.BaseExpression) -> Kind:
         """The kind of value ``node`` evaluates to."""
         if isinstance(node, (cst.BaseNumber, cst.BaseString)):
@@ -166,7 +181,7 @@ class ValueScope:
             return self._call(node)
         if isinstance(node, cst.Subscript):
             base = self.kind(node.value)
-            return base if base in (Kind.TENSOR, Kind.META, Kind.DATA) else Kind.UNKNOWN
+            return base if base is not Kind.CONST else Kind.UNKNOWN
         if isinstance(node, cst.BinaryOperation):
             return max(self.kind(node.left), self.kind(node.right))
         if isinstance(node, cst.UnaryOperation):
@@ -195,10 +210,10 @@ class ValueScope:
         if resolved is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
         base = self.kind(node.value)
-        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.UNKNOWN):
+        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.UNKNOWN):
             return Kind.META
-        if base is Kind.TENSOR:
-            return Kind.TENSOR if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
+        if base.is_tensor_like:
+            return base if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
         return Kind.META if base is Kind.META else Kind.UNKNOWN
 
     def _call(self, node: cst.Call) -> Kind:
@@ -210,6 +225,9 @@ class ValueScope:
         dotted = cst_dotted(func)
         if dotted is not None and dotted.split(".")[0] in self.env:
             return Kind.UNKNOWN  # a local callable
+        in_tree = self.call_kind(node) if self.call_kind else None
+        if in_tree is not None:
+            return in_tree
         resolved = self.imports.resolve(dotted)
         if resolved is None:
             return Kind.UNKNOWN
@@ -218,9 +236,9 @@ class ValueScope:
         args = [self.kind(a.value) for a in node.args]
         if resolved in DATA_CONVERSIONS:
             arg = args[0] if args else Kind.CONST
-            return Kind.DATA if arg in (Kind.TENSOR, Kind.DATA) else arg
+            return Kind.DATA if arg.is_data_dependent else arg
         if resolved == "builtins.len":
-            return Kind.META if args and args[0] in (Kind.TENSOR, Kind.META) else Kind.UNKNOWN
+            return Kind.META if args and (args[0].is_tensor_like or args[0] is Kind.META) else Kind.UNKNOWN
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
         if resolved in CONST_BUILTINS:
@@ -231,14 +249,20 @@ class ValueScope:
         name = func.attr.value
         receiver = func.value
         if isinstance(receiver, cst.Name) and receiver.value == "self":
-            return Kind.TENSOR if name in self.layer_attrs else Kind.UNKNOWN
+            if name in self.layer_attrs:
+                return Kind.TENSOR
+            in_tree = self.call_kind(node) if self.call_kind else None
+            return in_tree if in_tree is not None else Kind.UNKNOWN
         base = self.kind(receiver)
         if name in DATA_METHODS:
             return Kind.DATA
-        if base is Kind.TENSOR:
+        if base.is_tensor_like:
+            # A tensor method confirms a probable tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
         if base is Kind.META and name in ("index", "count", "numel"):
             return Kind.META
+        if base is Kind.UNKNOWN and name in REDUCTIONS:
+            return Kind.LIKELY_TENSOR
         return Kind.UNKNOWN
 
     def _comparison(self, node: cst.Comparison) -> Kind:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
 from dynalint.rule import Rule
-from dynalint.values import Kind
 
 
 class DataDependentBranch(Rule):
@@ -31,15 +29,13 @@ class DataDependentBranch(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.resolve(node.func) == "builtins.bool" and len(node.args) == 1:
-            argument = node.args[0].value
-            if self.context.kind(argument) is Kind.TENSOR:
-                self.report(node, confidence=self._confidence(argument), construct="`bool()`")
+            kind = self.context.kind(node.args[0].value)
+            if kind.is_tensor_like:
+                self.report(node, confidence=kind.confidence, construct="`bool()`")
 
     def _condition(self, test: cst.BaseExpression, construct: str) -> None:
         if isinstance(test, cst.Call) and self.context.resolve(test.func) == "builtins.bool":
             return  # reported once, at the ``bool()`` call
-        if self.context.kind(test) in (Kind.TENSOR, Kind.DATA):
-            self.report(test, confidence=self._confidence(test), construct=construct)
-
-    def _confidence(self, node: cst.BaseExpression) -> Confidence:
-        return Confidence.LIKELY if self.context.values.is_assumed(node) else Confidence.CERTAIN
+        kind = self.context.kind(test)
+        if kind.is_data_dependent:
+            self.report(test, confidence=kind.confidence, construct=construct)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
 from dynalint.rule import Rule
-from dynalint.values import Kind
 
 
 class TensorBoundedSlice(Rule):
@@ -25,7 +23,6 @@ class TensorBoundedSlice(Rule):
             if not isinstance(bound, cst.Slice):
                 continue
             parts = [p for p in (bound.lower, bound.upper, bound.step) if p is not None]
-            data = [p for p in parts if self.context.kind(p) in (Kind.TENSOR, Kind.DATA)]
-            if data:
-                assumed = all(self.context.values.is_assumed(p) for p in data)
-                self.report(element, confidence=Confidence.LIKELY if assumed else Confidence.CERTAIN)
+            kinds = [k for k in map(self.context.kind, parts) if k.is_data_dependent]
+            if kinds:
+                self.report(element, confidence=max(kinds).confidence)

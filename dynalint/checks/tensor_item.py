@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
 from dynalint.rule import Rule
 from dynalint.values import Kind
 
@@ -24,10 +23,5 @@ class TensorItem(Rule):
         if func.attr.value == "item" and self.context.settings.capture_scalar_outputs:
             return  # traced as an unbacked symbol; ``.tolist()`` on floats breaks even then
         receiver = self.context.kind(func.value)
-        if receiver is Kind.TENSOR:
-            confidence = Confidence.LIKELY if self.context.values.is_assumed(func.value) else Confidence.CERTAIN
-        elif receiver is Kind.UNKNOWN:
-            confidence = Confidence.LIKELY
-        else:
-            return
-        self.report(node, confidence=confidence, method=func.attr.value)
+        if receiver.is_tensor_like or receiver is Kind.UNKNOWN:
+            self.report(node, confidence=receiver.confidence, method=func.attr.value)

@@ -93,10 +93,15 @@ def _record_text(record: logging.LogRecord) -> str:
     return text
 
 
+def _inside(path: str, observed: str) -> bool:
+    """``observed`` is a file the code was compiled under, or a folder holding the user's files."""
+    return path == observed or path.startswith(observed.rstrip(os.sep) + os.sep)
+
+
 def parse_record(text: str, filename: str) -> ObservedBreak:
     """Turn one ``graph_breaks`` log message into an ObservedBreak."""
     frames = list(_FRAME_RE.finditer(text))
-    mine = [m for m in frames if m.group("file") == filename]
+    mine = [m for m in frames if _inside(m.group("file"), filename)]
     func = ""
     if mine:
         file, line, func = mine[-1].group("file"), int(mine[-1].group("line")), mine[-1].group("func")

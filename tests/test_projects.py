@@ -1,0 +1,98 @@
+"""Compiled regions across files: the multi-file fixture project under ``fixtures/projects/``.
+
+``tinygpt``: ``train.py`` compiles the model, the model lives in ``models/`` (re-exported by
+``models/__init__``), its blocks iterate an ``nn.ModuleList``, and the break sits in ``ops/numerics``,
+reached through ``ops/attention``. The same module's other helper is used only by the eager data
+pipeline and must not be reported. Expected findings are the ``# error:`` annotations in the files;
+the torch-marked test checks them against the breaks real Dynamo reports for the compiled model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dynalint.api import lint_paths
+from dynalint.config import Config
+
+from conftest import ROOT
+
+PROJECT = ROOT / "fixtures" / "projects" / "tinygpt"
+ANNOTATION = re.compile(r"#\s*error:\s*(DYN\d{3}(?:\s*,\s*DYN\d{3})*)")
+
+
+def annotated(project: Path) -> set[tuple[str, int, str]]:
+    expected = set()
+    for path in sorted(project.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = ANNOTATION.search(line)
+            if match:
+                rel = path.relative_to(project).as_posix()
+                expected |= {(rel, number, code.strip()) for code in match.group(1).split(",")}
+    return expected
+
+
+def found(project: Path, paths: list[str] | None = None) -> set[tuple[str, int, str]]:
+    result = lint_paths(paths or [str(project)], Config())
+    return {
+        (Path(f.filename).resolve().relative_to(project).as_posix(), f.start.line, f.code) for f in result.findings
+    }
+
+
+def test_findings_across_files_are_exactly_the_annotated_ones() -> None:
+    expected = annotated(PROJECT)
+    assert expected, "the fixture project must annotate its breaks"
+    assert found(PROJECT) == expected
+
+
+def test_helper_used_only_by_eager_code_is_not_reported() -> None:
+    numerics = (PROJECT / "ops" / "numerics.py").read_text().splitlines()
+    describe_line = next(i for i, line in enumerate(numerics, start=1) if "print(" in line)
+    assert ("ops/numerics.py", describe_line, "DYN201") not in found(PROJECT)
+
+
+def test_why_chain_in_text_and_json() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    text = subprocess.run(
+        [sys.executable, "-m", "dynalint", str(PROJECT)], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert text.returncode == 1
+    assert re.search(
+        r"compiled via: \S*train\.py:\d+ torch\.compile\(model\) -> TinyGPT\.forward -> Block\.forward"
+        r" -> causal_attention -> check_finite",
+        text.stdout,
+    ), text.stdout
+    as_json = subprocess.run(
+        [sys.executable, "-m", "dynalint", "--output-format", "json", str(PROJECT)],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )
+    (finding,) = json.loads(as_json.stdout)
+    chain = finding["region"]["chain"]
+    assert [link["function"] for link in chain] == [
+        "TinyGPT.forward", "Block.forward", "causal_attention", "check_finite"
+    ]
+    assert chain[0]["filename"].endswith("train.py") and "torch.compile(model)" in chain[0]["how"]
+    assert all(isinstance(link["line"], int) and link["line"] > 0 for link in chain)
+
+
+def test_a_file_named_alone_still_knows_it_is_compiled_from_elsewhere() -> None:
+    # pre-commit passes only the staged files: the compile site in train.py is not among them.
+    helper = PROJECT / "ops" / "numerics.py"
+    assert found(PROJECT, [str(helper)]) == {t for t in annotated(PROJECT) if t[0] == "ops/numerics.py"}
+
+
+@pytest.mark.torch
+def test_annotations_match_real_dynamo_breaks() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "dynalint.verify.run_factory", str(PROJECT), "example_inputs:tiny_gpt"],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    observed = {(b["file"], b["line"]) for b in json.loads(completed.stdout)}
+    assert observed == {(path, line) for path, line, _ in annotated(PROJECT)}
