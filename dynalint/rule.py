@@ -68,3 +68,21 @@ class Rule(cst.BatchableCSTVisitor):
     @classmethod
     def class_name(cls) -> str:
         return "".join(part.capitalize() for part in cls.name.split("-"))
+
+
+class CallRule(Rule):
+    """A rule that flags calls resolving to a fixed set of qualified names (most side-effect rules).
+
+    Subclasses set ``calls`` and may override ``applies`` for settings or argument checks; the message
+    gets ``{call}``, the name as resolved (``time.perf_counter()``).
+    """
+
+    calls: ClassVar[frozenset[str]] = frozenset()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        if resolved in self.calls and self.applies(node, resolved):
+            self.report(node, call=f"{resolved.removeprefix('builtins.')}()")
+
+    def applies(self, node: cst.Call, resolved: str) -> bool:
+        return True
