@@ -62,8 +62,11 @@ def find_pyproject(start: Path) -> Path | None:
         if path.is_file():
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+            except (OSError, UnicodeDecodeError) as error:
+                raise ConfigError(f"{path}: cannot read the file: {error}") from None
+            except tomllib.TOMLDecodeError as error:
+                # It may hold our settings: guessing the defaults instead would be silent and wrong.
+                raise ConfigError(f"{path}: not valid TOML: {error}") from None
             if "dynalint" in data.get("tool", {}):
                 return path
     return None

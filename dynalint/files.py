@@ -35,11 +35,17 @@ class SourceFile:
     is_package: bool
 
 
-def is_excluded(path: Path, config: Config) -> bool:
+def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
+    """Whether ``path`` matches an exclude glob, judged on its part below ``base`` (default: the config root).
+
+    Walking a folder the user named passes that folder as ``base``: a project that merely lives under a
+    directory called ``build`` or ``venv`` is still linted when asked for.
+    """
     patterns = (*DEFAULT_EXCLUDE, *config.exclude, *config.extend_exclude)
-    try:
-        relative = path.resolve().relative_to(config.root).as_posix()
-    except ValueError:
+    relative = _below(path, base.resolve() if base else config.root)
+    if relative is None and base is not None:
+        relative = _below(path, config.root)
+    if relative is None:
         relative = path.as_posix()
     parts = Path(relative).parts
     for pattern in patterns:
@@ -50,13 +56,20 @@ def is_excluded(path: Path, config: Config) -> bool:
     return False
 
 
+def _below(path: Path, base: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
 def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) -> Iterator[Path]:
     """Every ``.py`` file under ``paths``, each once, in a stable order."""
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            candidates: Iterable[Path] = _walk(path, config)
+            candidates: Iterable[Path] = _walk(path, config, config.exclude + config.extend_exclude)
         else:
             if force_exclude and is_excluded(path, config):
                 continue
@@ -68,13 +81,19 @@ def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) 
                 yield candidate
 
 
-def _walk(root: Path, config: Config) -> Iterator[Path]:
+def _walk(root: Path, config: Config, configured: tuple[str, ...]) -> Iterator[Path]:
+    """``*.py`` files under ``root``. Built-in excludes apply below ``root``; configured globs apply
+    relative to the config root too, so ``exclude = ["src/gen/*"]`` works from any folder."""
     for directory, subdirectories, filenames in os.walk(root):
         here = Path(directory)
-        subdirectories[:] = sorted(d for d in subdirectories if not is_excluded(here / d, config))
+        subdirectories[:] = sorted(d for d in subdirectories if not _skipped(here / d, root, config, configured))
         for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")) and not is_excluded(here / name, config):
+            if name.endswith((".py", ".pyi")) and not _skipped(here / name, root, config, configured):
                 yield here / name
+
+
+def _skipped(path: Path, root: Path, config: Config, configured: tuple[str, ...]) -> bool:
+    return is_excluded(path, config, base=root) or (bool(configured) and is_excluded(path, config))
 
 
 def display_name(path: Path) -> str:

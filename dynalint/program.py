@@ -38,6 +38,7 @@ class Program:
     classes: dict[str, tuple[ModuleSummary, ClassSummary]] = field(default_factory=dict)
     regions: dict[str, Region] = field(default_factory=dict)
     settings: DynamoSettings = field(default_factory=DynamoSettings)  # config + tree assignments
+    _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -203,6 +204,19 @@ class Program:
         # Calling a class constructs it (``__init__`` is not compiled code we lint); only functions count.
         qualified = self.resolve_name(module, callee)
         return [qualified] if qualified in self.functions else []
+
+    def issues_collectives(self, qualified: str) -> bool:
+        """Whether the function, or anything it calls in the tree, issues ``torch.distributed`` collectives."""
+        if qualified not in self._collectives_memo:
+            self._collectives_memo[qualified] = False  # cycles: assume no until shown otherwise
+            entry = self.functions.get(qualified)
+            found = bool(entry and entry[1].collectives) or any(
+                self.issues_collectives(callee.function)
+                for call in (entry[1].calls if entry else ())
+                for callee in self.resolve_calls(qualified, call.callee)
+            )
+            self._collectives_memo[qualified] = found
+        return self._collectives_memo[qualified]
 
     def returns_tensor(self, caller: str, callee: str) -> bool:
         """Whether every function ``callee`` may run returns tensors (by annotation or ``torch.*``)."""

@@ -15,22 +15,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dynalint.finding import Region
+from dynalint.guards import IS_COMPILING, Untraced, cst_guard, cst_statements_after_early_exit
 from dynalint.names import cst_dotted
 from dynalint.program import Callee, Program
 from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
 from dynalint.values import Kind, ValueScope
-
-IS_COMPILING = frozenset(
-    {
-        "torch.compiler.is_compiling",
-        "torch.compiler.is_dynamo_compiling",
-        "torch._dynamo.is_compiling",
-        "torch._dynamo.external_utils.is_compiling",
-        "torch._utils.is_compiling",
-    }
-)
-
 
 @dataclass(frozen=True)
 class _Frame:
@@ -50,6 +40,7 @@ class LintContext:
         self.imports = summary.imports
         self._stack: list[_Frame] = [_Frame("module", "", None, None, ValueScope(summary.imports))]
         self._uncompiled_blocks: set[int] = set()
+        self._compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -88,6 +79,8 @@ class LintContext:
         return self.values.kind(node)
 
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name) and node.value in self._compiling_names:
+            return True
         return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
 
     # -- what the engine drives -----------------------------------------------------------------
@@ -98,10 +91,13 @@ class LintContext:
             self._stack.append(_Frame("class", qualname, top.function, None, top.values))
         elif isinstance(node, cst.FunctionDef):
             self._enter_function(node, top)
-        elif isinstance(node, cst.If):
-            self._mark_uncompiled_branch(node)
         elif id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
+        if isinstance(node, cst.If):
+            self._mark_uncompiled_branch(node)
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+            after = cst_statements_after_early_exit(node.body, self.is_compiling_check)
+            self._uncompiled_blocks.update(map(id, after))
         elif isinstance(node, cst.For):
             iterated = self.values.kind(node.iter)
             self.values.bind(node.target, None, iterated if iterated.is_tensor_like else Kind.UNKNOWN)
@@ -114,6 +110,8 @@ class LintContext:
         elif isinstance(node, cst.Assign):
             for target in node.targets:
                 self.values.bind(target.target, node.value)
+                if isinstance(target.target, cst.Name) and self.is_compiling_check(node.value):
+                    self._compiling_names.add(target.target.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self.values.bind(node.target, node.value)
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
@@ -165,12 +163,13 @@ class LintContext:
         return tensors, layers
 
     def _mark_uncompiled_branch(self, node: cst.If) -> None:
-        test = node.test
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            if self.is_compiling_check(test.expression):
-                self._uncompiled_blocks.add(id(node.body))
-        elif self.is_compiling_check(test) and isinstance(node.orelse, cst.Else):
-            self._uncompiled_blocks.add(id(node.orelse.body))
+        untraced = cst_guard(node.test, self.is_compiling_check)
+        if untraced is Untraced.BODY:
+            self._uncompiled_blocks.add(id(node.body))
+        elif untraced is Untraced.ELSE and node.orelse is not None:
+            # ``else:`` holds a block; ``elif`` is a nested ``If`` that is untraced as a whole.
+            orelse = node.orelse
+            self._uncompiled_blocks.add(id(orelse.body if isinstance(orelse, cst.Else) else orelse))
 
 
 def _join(prefix: str, name: str) -> str:

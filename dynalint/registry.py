@@ -47,10 +47,19 @@ def _selected(code: str, chosen: list[str], ignore: list[str]) -> bool:
 
 
 def enabled(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str]) -> list[type[Rule]]:
-    """The rules switched on by these selectors, in code order."""
-    select = list(select) if select is not None else [r.code for r in ALL_RULES if r.default]
-    chosen, ignored = [*select, *extend_select], list(ignore)
-    return [rule for rule in ALL_RULES if _selected(rule.code, chosen, ignored)]
+    """The rules switched on by these selectors, in code order.
+
+    Without ``select`` the default rules are selected as if by ``ALL`` (the least specific selector),
+    so any ``ignore`` entry, even ``ALL`` or a prefix, switches them off.
+    """
+    ignored, extended = list(ignore), list(extend_select)
+    if select is None:
+        return [
+            rule
+            for rule in ALL_RULES
+            if (rule.default and _selected(rule.code, ["ALL"], ignored)) or _selected(rule.code, extended, ignored)
+        ]
+    return [rule for rule in ALL_RULES if _selected(rule.code, [*select, *extended], ignored)]
 
 
 def diagnostic_enabled(code: str, select: Iterable[str] | None, extend_select: Iterable[str],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from dynalint.guards import IS_COMPILING, Untraced, ast_guard, ast_statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, ast_dotted
 from dynalint.settings import CompileSettings
 
@@ -170,6 +171,28 @@ class _Summarizer(ast.NodeVisitor):
         self.summary = summary
         self.imports = summary.imports
         self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
+        self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
+        self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+
+    def visit(self, node: ast.AST) -> None:
+        if id(node) in self.untraced:
+            return
+        for block in ("body", "orelse", "finalbody"):
+            statements = getattr(node, block, None)
+            if isinstance(statements, list):
+                self.untraced.update(map(id, ast_statements_after_early_exit(statements, self._is_compiling)))
+        super().visit(node)
+
+    def _is_compiling(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name) and node.id in self.compiling_names:
+            return True
+        return isinstance(node, ast.Call) and self.imports.resolve(ast_dotted(node.func)) in IS_COMPILING
+
+    def visit_If(self, node: ast.If) -> None:
+        untraced = ast_guard(node.test, self._is_compiling)
+        if untraced is not None:
+            self.untraced.update(map(id, node.body if untraced is Untraced.BODY else node.orelse))
+        self.generic_visit(node)
 
     # -- scopes ---------------------------------------------------------------------------------
     def _qualname(self, name: str) -> str:
@@ -246,6 +269,8 @@ class _Summarizer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        if self._is_compiling(value):
+            self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
         for target in targets:
             resolved = self.imports.resolve(ast_dotted(target))
             if resolved and resolved.startswith(DYNAMO_CONFIG):
@@ -257,6 +282,7 @@ class _Summarizer(ast.NodeVisitor):
             if dotted is None:
                 continue
             if isinstance(value, ast.Call):
+                value = _strip_module_methods(value)
                 callee = ast_dotted(value.func)
                 resolved = self.imports.resolve(callee)
                 if resolved in DISABLE and value.args and not self.scopes:
@@ -385,6 +411,22 @@ class _Summarizer(ast.NodeVisitor):
             self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
             return
         self.summary.compile_sites.append(site("name", dotted))
+
+
+# ``Model(cfg).to(device).eval()`` is still a ``Model``.
+MODULE_RETURNING_METHODS = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}
+)
+
+
+def _strip_module_methods(call: ast.Call) -> ast.Call:
+    while (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in MODULE_RETURNING_METHODS
+        and isinstance(call.func.value, ast.Call)
+    ):
+        call = call.func.value
+    return call
 
 
 def _container_elements(arg: ast.expr) -> list[ast.Call]:

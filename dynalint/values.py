@@ -25,11 +25,14 @@ class Kind(enum.IntEnum):
     CONST = 0  # a Python constant or a value known not to depend on tensors
     META = 1  # shape, dtype, device, dim, numel, len, requires_grad, self.training
     UNKNOWN = 2
-    # Probably a tensor: an un-annotated ``forward`` argument, or the result of a reduction such as
-    # ``.sum()`` / ``.any()`` on a receiver of unknown type. Rules report it at ``likely`` confidence.
-    LIKELY_TENSOR = 3
-    DATA = 4  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
-    TENSOR = 5
+    # An un-annotated ``forward`` input: a tensor as soon as a tensor method is called on it, but used
+    # bare (``if flag:``, ``x[:, a:b]``) it may as well be a Python flag or int, so it is never data.
+    INPUT = 3
+    # Probably a tensor: the result of a reduction such as ``.sum()`` / ``.any()`` on a receiver of
+    # unknown type. Rules report it at ``likely`` confidence; it never becomes ``TENSOR``.
+    LIKELY_TENSOR = 4
+    DATA = 5  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
+    TENSOR = 6
 
     @property
     def is_tensor_like(self) -> bool:
@@ -82,6 +85,7 @@ NON_TENSOR_FUNCTIONS = {
     "manual_seed": Kind.CONST, "compile": Kind.CONST, "Generator": Kind.CONST, "get_rng_state": Kind.TENSOR,
     "broadcast_shapes": Kind.META, "sym_int": Kind.META, "sym_float": Kind.META,
 }
+QUERY_PREFIXES = ("is_", "are_", "has_", "get_")
 DATA_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 PASSTHROUGH_BUILTINS = frozenset(
     {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
@@ -140,9 +144,12 @@ class ValueScope:
         if not is_forward:
             return Kind.UNKNOWN
         default = param.default
-        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
-            return Kind.LIKELY_TENSOR  # a forward input, or an optional tensor such as a mask
-        return Kind.CONST if isinstance(default, (cst.Name, cst.BaseNumber, cst.BaseString)) else Kind.UNKNOWN
+        if default is None:
+            return Kind.INPUT
+        # ``mask=None`` is as often a flag (``output_attentions=None``) as an optional tensor.
+        return Kind.CONST if isinstance(default, (cst.BaseNumber, cst.BaseString)) or (
+            isinstance(default, cst.Name) and default.value in ("True", "False")
+        ) else Kind.UNKNOWN
 
     # -- bindings -----------------------------------------------------------------------------
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, kind: Kind | None = None) -> None:
@@ -210,10 +217,11 @@ class ValueScope:
         if resolved is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
         base = self.kind(node.value)
-        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.UNKNOWN):
+        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.INPUT, Kind.UNKNOWN):
             return Kind.META
-        if base.is_tensor_like:
-            return base if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
+        if base.is_tensor_like or base is Kind.INPUT:
+            tensor = Kind.LIKELY_TENSOR if base is Kind.LIKELY_TENSOR else Kind.TENSOR
+            return tensor if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
         return Kind.META if base is Kind.META else Kind.UNKNOWN
 
     def _call(self, node: cst.Call) -> Kind:
@@ -236,9 +244,9 @@ class ValueScope:
         args = [self.kind(a.value) for a in node.args]
         if resolved in DATA_CONVERSIONS:
             arg = args[0] if args else Kind.CONST
-            return Kind.DATA if arg.is_data_dependent else arg
+            return Kind.DATA if arg.is_data_dependent else (Kind.UNKNOWN if arg is Kind.INPUT else arg)
         if resolved == "builtins.len":
-            return Kind.META if args and (args[0].is_tensor_like or args[0] is Kind.META) else Kind.UNKNOWN
+            return Kind.META if args and (args[0].is_tensor_like or args[0] in (Kind.META, Kind.INPUT)) else Kind.UNKNOWN
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
         if resolved in CONST_BUILTINS:
@@ -256,9 +264,11 @@ class ValueScope:
         base = self.kind(receiver)
         if name in DATA_METHODS:
             return Kind.DATA
-        if base.is_tensor_like:
-            # A tensor method confirms a probable tensor.
+        if base in (Kind.TENSOR, Kind.INPUT):
+            # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
+        if base is Kind.LIKELY_TENSOR:
+            return Kind.META if name in META_METHODS else Kind.LIKELY_TENSOR
         if base is Kind.META and name in ("index", "count", "numel"):
             return Kind.META
         if base is Kind.UNKNOWN and name in REDUCTIONS:
@@ -279,6 +289,8 @@ def _torch_function_kind(resolved: str) -> Kind:
         name = parts[0]
         if name in NON_TENSOR_FUNCTIONS:
             return NON_TENSOR_FUNCTIONS[name]
+        if name.startswith(QUERY_PREFIXES) and name != "get_rng_state":
+            return Kind.CONST  # is_autocast_enabled(), get_default_device(), are_deterministic_...
         if name[:1].isupper():
             return Kind.TENSOR if name.endswith("Tensor") else Kind.UNKNOWN
         return Kind.TENSOR

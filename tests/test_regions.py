@@ -240,3 +240,61 @@ def test_inherited_forward_and_subclass_of_in_file_module() -> None:
     (finding,) = lint(source)
     assert finding.start.line == 7
     assert [link.function for link in finding.region.chain] == ["Child.forward", "Base.helper"]
+
+
+@pytest.mark.parametrize(
+    "guarded",
+    [
+        "if not torch.compiler.is_compiling() and verbose:\n        print(x)",
+        "compiling = torch.compiler.is_compiling()\n    if not compiling:\n        print(x)",
+        "if torch.compiler.is_compiling():\n        x = x + 1\n    elif verbose:\n        print(x)",
+        "if torch.compiler.is_compiling() or verbose:\n        x = x + 1\n    else:\n        print(x)",
+        "if torch.compiler.is_compiling():\n        return x\n    print(x)",
+    ],
+)
+def test_is_compiling_guard_forms(guarded: str) -> None:
+    source = f"import torch\n\nverbose = True\n\n@torch.compile\ndef f(x):\n    {guarded}\n    return x\n"
+    assert flagged_lines(source) == set()
+
+
+def test_is_compiling_guard_does_not_hide_the_traced_side() -> None:
+    source = (
+        "import torch\n\n@torch.compile\ndef f(x, verbose):\n"
+        "    if torch.compiler.is_compiling() and verbose:\n        print(x)\n    return x\n"
+    )
+    assert flagged_lines(source) == {6}
+
+
+def test_helper_called_only_under_the_guard_is_not_compiled() -> None:
+    source = """
+        import torch
+
+        def log_stats(x):
+            print("mean", x.mean())
+
+        @torch.compile
+        def f(x):
+            if not torch.compiler.is_compiling():
+                log_stats(x)
+            return x * 2
+    """
+    assert flagged_lines(source) == set()
+
+
+def test_model_moved_with_to_is_still_known() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+
+        def build(device):
+            model = Net().to(device).eval()
+            model.compile()
+            return model
+    """
+    (finding,) = lint(source)
+    assert finding.confidence is Confidence.CERTAIN

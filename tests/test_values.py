@@ -13,6 +13,7 @@ import pytest
 from dynalint.api import lint_source
 from dynalint.config import Config
 from dynalint.finding import Confidence, Finding
+from dynalint.settings import DynamoSettings
 
 MODEL = """
 import torch
@@ -52,9 +53,7 @@ def branch_findings(condition: str) -> list[Finding]:
         "h.mean() < 0.5",
         "s.max() > 0.9",
         "(x > 3).any()",
-        "mask is not None and mask.any()",
         "flag",
-        "v > 0",
         "self.scale.sum() > 1",
         "self.step > 10",
         "torch.isnan(h).any()",
@@ -98,9 +97,26 @@ def test_conditions_on_metadata_or_constants_are_not_flagged(condition: str) -> 
     assert branch_findings(condition) == []
 
 
-def test_bare_forward_argument_is_only_likely() -> None:
-    (finding,) = branch_findings("x")
+@pytest.mark.parametrize("condition", ["mask is not None and mask.any()", "mask.sum() > 0"])
+def test_reductions_on_values_of_unknown_type_are_only_likely(condition: str) -> None:
+    # ``mask=None`` may be an optional tensor or a flag: ``.any()`` makes a tensor likely, not certain.
+    (finding,) = branch_findings(condition)
     assert finding.confidence is Confidence.LIKELY
+
+
+@pytest.mark.parametrize("condition", ["x", "x > 0", "mask", "output_attentions"])
+def test_bare_forward_inputs_are_not_data(condition: str) -> None:
+    # Used bare, an un-annotated input may be a Python flag or number: Dynamo would not break.
+    assert branch_findings(condition.replace("output_attentions", "mask")) == []
+
+
+def test_value_read_into_python_is_reported_where_it_is_read() -> None:
+    # ``v = h.max().item()`` breaks at the ``.item()`` (DYN101); the branch on ``v`` only breaks
+    # when scalar capture is on, so DYN102 reports it then and only then.
+    assert branch_findings("v > 0") == []
+    source = MODEL.replace("{condition}", "v > 0")
+    captured = Config(select=("DYN102",), dynamo=DynamoSettings(capture_scalar_outputs=True))
+    assert [f.start.line for f in lint_source(source, "m.py", captured)] == [19]
 
 
 def lint_one(body: str, code: str) -> list[Finding]:
@@ -123,7 +139,9 @@ def test_item_on_metadata_is_not_flagged() -> None:
     "body, flagged",
     [
         ("s = x.sum()\nreturn x[:s]\n", True),
-        ("a = int(x[0])\nreturn x[a:]\n", True),
+        ("return x[: int(x[0])]\n", True),
+        # Converted on an earlier line: the break is at the ``int()`` (DYN104), not at the slice.
+        ("a = int(x[0])\nreturn x[a:]\n", False),
         ("return x[: x[0].item()]\n", True),
         ("k = x.shape[0] // 2\nreturn x[:k]\n", False),
         ("return x[:n]\n", False),
@@ -140,3 +158,20 @@ def test_slice_bounds(body: str, flagged: bool) -> None:
 def test_reassignment_updates_the_kind() -> None:
     body = "v = x.sum()\nv = x.shape[0]\nif v > 2:\n    pass\n"
     assert lint_one(body, "DYN102") == []
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["torch.is_autocast_enabled()", "torch.are_deterministic_algorithms_enabled()",
+     "torch.get_default_dtype() == torch.float16"],
+)
+def test_torch_queries_are_not_tensors(condition: str) -> None:
+    assert branch_findings(condition) == []
+
+
+def test_hf_style_optional_flag_is_not_data() -> None:
+    source = MODEL.replace(
+        "        if {condition}:",
+        "        flag2 = mask if mask is not None else False\n        if flag2:",
+    )
+    assert lint_source(source, "m.py", Config(select=("DYN102",))) == []

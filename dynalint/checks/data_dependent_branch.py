@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.rule import Rule
+from dynalint.values import Kind
 
 
 class DataDependentBranch(Rule):
@@ -37,5 +38,7 @@ class DataDependentBranch(Rule):
         if isinstance(test, cst.Call) and self.context.resolve(test.func) == "builtins.bool":
             return  # reported once, at the ``bool()`` call
         kind = self.context.kind(test)
+        if kind is Kind.DATA and not self.context.settings.capture_scalar_outputs:
+            return  # the ``.item()`` / ``int()`` that produced the value breaks first, and is reported there
         if kind.is_data_dependent:
             self.report(test, confidence=kind.confidence, construct=construct)

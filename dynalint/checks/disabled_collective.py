@@ -13,7 +13,7 @@ class DisabledCollective(Rule):
     name = "disabled-collective"
     message = "`{callee}` is excluded from compilation and issues collectives: each call breaks the graph"
     help = "Drop the `disable` and call the collective directly, or use `torch.distributed._functional_collectives`"
-    gb_ids = ("GB0098", "GB0007")
+    gb_ids = ("GB0098", "GB0099", "GB0007")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -28,8 +28,7 @@ class DisabledCollective(Rule):
             self.report(node, callee=self._short(target.function))
 
     def _issues_collectives(self, function: str) -> bool:
-        entry = self.context.program.functions.get(function)
-        return bool(entry and entry[1].collectives)
+        return self.context.program.issues_collectives(function)
 
     def _short(self, function: str) -> str:
         return self.context.program.functions[function][1].qualname
