@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import diagnostics, files, registry, suppression
+from dynalint import diagnostics, files, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Finding
@@ -170,7 +170,12 @@ def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:
 
 def _rules_for(source: files.SourceFile, config: Config) -> list[type[Rule]]:
     ignore = (*config.ignore, *_per_file_ignores(source.display, config))
-    return registry.enabled(config.select, config.extend_select, ignore)
+    torch_version = versions.target(config.target_torch)
+    return [
+        rule
+        for rule in registry.enabled(config.select, config.extend_select, ignore)
+        if versions.in_range(torch_version, rule.torch)
+    ]
 
 
 def _selected(finding: Finding, config: Config) -> bool:

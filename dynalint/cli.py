@@ -7,6 +7,7 @@ internal error. ``dynalint PATH...`` is short for ``dynalint check PATH...``.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -112,7 +113,10 @@ def rule(code_or_name: str) -> None:
     assert found is not None
     page = catalog.load_pages().get(found.code)
     if page is None:  # an install without the pages: the rule's own metadata still says the essentials
-        click.echo(f"# {found.code} `{found.name}`\n\n{found.message}\n\nhelp: {found.help}\nGB ids: {', '.join(found.gb_ids)}")
+        click.echo(
+            f"# {found.code} `{found.name}`\n\n{_template_free(found.message)}\n\n"
+            f"help: {found.help}\nGB ids: {', '.join(found.gb_ids)}"
+        )
         return
     click.echo(page.text.rstrip())
 
@@ -126,7 +130,7 @@ def list_rules(output_format: str) -> None:
         {
             "code": r.code,
             "name": r.name,
-            "summary": _page_summary(pages.get(r.code)) or r.message,
+            "summary": _page_summary(pages.get(r.code)) or _template_free(r.message),
             "gb_ids": list(r.gb_ids),
             "default": r.default,
             "url": r.url(),
@@ -138,6 +142,11 @@ def list_rules(output_format: str) -> None:
         return
     for row in rows:
         click.echo(f"{row['code']}  {row['name']:<24} {', '.join(row['gb_ids']):<22} {row['summary']}")
+
+
+def _template_free(message: str) -> str:
+    """A rule's message template with its placeholders shown as ``...``."""
+    return re.sub(r"\{[a-z_]+\}", "...", message)
 
 
 def _page_summary(page: catalog.Page | None) -> str | None:

@@ -78,7 +78,7 @@ def lint_module(
     rules = [rule_class(context) for rule_class in rule_classes]
     dispatcher = _Dispatcher(context, rules)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    module.visit(dispatcher)
+    _visit_compiled(module.body, context, dispatcher, _compiled_scopes(summary, program))
     reports = [report for rule in rules if type(rule) not in dispatcher.failures for report in rule.reports]
     findings = _to_findings(reports, wrapper, filename) if reports else []
     findings += [
@@ -86,6 +86,60 @@ def lint_module(
         for rule_class, message in dispatcher.failures.items()
     ]
     return findings
+
+
+def _compiled_scopes(summary: ModuleSummary, program: Program) -> frozenset[str]:
+    """Qualified names of this module's compiled functions and of every scope that encloses one."""
+    prefix = f"{summary.module}." if summary.module else ""
+    scopes: set[str] = set()
+    for qualified in program.regions:
+        if qualified.startswith(prefix) and qualified in program.functions and program.functions[qualified][0] is summary:
+            parts = qualified[len(prefix):].split(".")
+            scopes.update(summary.qualify(".".join(parts[: i + 1])) for i in range(len(parts)))
+    return frozenset(scopes)
+
+
+def _visit_compiled(
+    statements: Sequence[cst.BaseStatement], context: LintContext, dispatcher: _Dispatcher, scopes: frozenset[str]
+) -> None:
+    """Walk the statement skeleton and hand only compiled functions to the rules' traversal.
+
+    Most of a model file (``__init__``, configuration, helpers no compiled code calls) is never visited
+    node by node: that traversal, not parsing, is the lint stage's largest cost.
+    """
+    for statement in statements:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            qualified = context.qualify_child(statement.name.value)
+            if qualified not in scopes:
+                continue
+            if isinstance(statement, cst.FunctionDef) and context.program.region_of(qualified) is not None:
+                statement.visit(dispatcher)
+                continue
+            context.enter(statement)
+            _visit_compiled(_statements(statement.body), context, dispatcher, scopes)
+            context.leave(statement)
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in _blocks(statement):
+                _visit_compiled(_statements(block), context, dispatcher, scopes)
+
+
+def _statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def _blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    """Every suite directly inside a compound statement (``if``/``else``, ``try``/``except``, loops, ``with``)."""
+    blocks: list[cst.BaseSuite] = [statement.body]
+    pending: list[cst.CSTNode | None] = [getattr(statement, "orelse", None), getattr(statement, "finalbody", None)]
+    pending += list(getattr(statement, "handlers", ()))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.If):
+            blocks.append(node.body)
+            pending.append(node.orelse)
+        elif node is not None and hasattr(node, "body"):
+            blocks.append(node.body)
+    return blocks
 
 
 def _to_findings(reports: list[Report], wrapper: MetadataWrapper, filename: str) -> list[Finding]:

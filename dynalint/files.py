@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import io
 import os
+import re
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -46,7 +47,8 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
     if relative is None and base is not None:
         relative = _below(path, config.root)
     if relative is None:
-        relative = path.as_posix()
+        # Outside the project: folder names above it are none of our business, only the file's own.
+        relative = path.name
     parts = Path(relative).parts
     for pattern in patterns:
         if fnmatch.fnmatch(relative, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
@@ -142,6 +144,11 @@ def read_source(path: Path, display: str, data: bytes | None = None) -> str | Fi
     return decode(data, display)
 
 
+def _declares_encoding(data: bytes) -> bool:
+    """Whether one of the first two lines carries a PEP 263 coding cookie."""
+    return any(re.search(rb"^[ \t\f]*#.*?coding[:=]", line) for line in data.splitlines()[:2])
+
+
 def decode(data: bytes, display: str) -> str | Finding:
     if b"\x00" in data:
         return diagnostics.unreadable(display, "binary content (NUL bytes), not Python source")
@@ -152,10 +159,12 @@ def decode(data: bytes, display: str) -> str | Finding:
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as error:
-        detail = (
-            f"not valid {encoding} at byte {error.start} (no coding declaration; Python source is UTF-8 by default)"
-            if isinstance(error, UnicodeDecodeError)
-            else str(error)
-        )
+        if isinstance(error, UnicodeDecodeError):
+            declared = _declares_encoding(data)
+            detail = f"not valid {encoding} at byte {error.start}" + (
+                "" if declared else " (no coding declaration; Python source is UTF-8 by default)"
+            )
+        else:
+            detail = str(error)
         return diagnostics.unreadable(display, detail)
     return text.removeprefix("\ufeff")

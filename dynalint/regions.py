@@ -83,6 +83,10 @@ class LintContext:
             return True
         return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
 
+    def qualify_child(self, name: str) -> str:
+        """Module-qualified name of a ``def`` / ``class`` called ``name`` in the current scope."""
+        return self.summary.qualify(_join(self._stack[-1].qualname, name))
+
     # -- what the engine drives -----------------------------------------------------------------
     def enter(self, node: cst.CSTNode) -> None:
         top = self._stack[-1]
