@@ -83,9 +83,19 @@ class LintContext:
             return True
         return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
 
-    def qualify_child(self, name: str) -> str:
-        """Module-qualified name of a ``def`` / ``class`` called ``name`` in the current scope."""
-        return self.summary.qualify(_join(self._stack[-1].qualname, name))
+    def enter_scope(self, qualname: str, summary: ModuleSummary) -> None:
+        """Stand inside the classes and functions enclosing ``qualname`` (a function about to be walked)."""
+        parts = qualname.split(".")[:-1]
+        for index in range(len(parts)):
+            enclosing = ".".join(parts[: index + 1])
+            top = self._stack[-1]
+            kind = "class" if enclosing in summary.classes else "function"
+            values = top.values if kind == "class" else ValueScope(self.imports)
+            self._stack.append(_Frame(kind, enclosing, top.function if kind == "class" else
+                                      summary.qualify(enclosing), None, values))
+
+    def leave_scope(self) -> None:
+        del self._stack[1:]
 
     # -- what the engine drives -----------------------------------------------------------------
     def enter(self, node: cst.CSTNode) -> None:

@@ -78,9 +78,11 @@ class CompileSite:
 @dataclass
 class FunctionSummary:
     qualname: str  # inside the module: ``Model.forward``, ``helper``, ``outer.inner``
-    lineno: int
+    lineno: int  # the ``def`` line
     class_name: str | None
     params: list[tuple[str, str | None]]  # (name, annotation as written)
+    start_line: int = 0  # first line of the definition, decorators included
+    end_line: int = 0
     disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
     not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
     returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
@@ -122,33 +124,42 @@ def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False
     """Build the summary of one parsed file."""
     imports = _collect_imports(tree, module, is_package)
     summary = ModuleSummary(path=path, module=module, imports=imports)
-    _Summarizer(summary).visit(tree)
+    _Summarizer(summary, is_package).visit(tree)
     return summary
 
 
 def _collect_imports(tree: ast.Module, module: str, is_package: bool) -> ImportTable:
+    """Module-level imports and definitions; imports nested in functions are added during the visit."""
     table = ImportTable(module=module)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    table.aliases[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".")[0]
-                    table.aliases[head] = head
-        elif isinstance(node, ast.ImportFrom):
-            base = absolute_module(module, node.level, node.module, is_package)
-            for alias in node.names:
-                if alias.name != "*":
-                    table.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            _add_import(table, node, module, is_package)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             table.local_names.add(node.name)
         elif isinstance(node, ast.Assign):
             table.local_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):  # ``try: import x`` / ``if TYPE_CHECKING: import y``
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    _add_import(table, inner, module, is_package)
     # An import shadows nothing defined later in the same file and vice versa; imports win when both.
     table.local_names -= set(table.aliases)
     return table
+
+
+def _add_import(table: ImportTable, node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                table.aliases[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                table.aliases.setdefault(head, head)
+        return
+    base = absolute_module(module, node.level, node.module, is_package)
+    for alias in node.names:
+        if alias.name != "*":
+            table.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
 
 def _constant(node: ast.expr) -> object:
@@ -166,9 +177,14 @@ def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
     )
 
 
+_BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+                 ast.AsyncWith, ast.Try)
+
+
 class _Summarizer(ast.NodeVisitor):
-    def __init__(self, summary: ModuleSummary) -> None:
+    def __init__(self, summary: ModuleSummary, is_package: bool) -> None:
         self.summary = summary
+        self.is_package = is_package
         self.imports = summary.imports
         self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
@@ -177,11 +193,17 @@ class _Summarizer(ast.NodeVisitor):
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
             return
-        for block in ("body", "orelse", "finalbody"):
-            statements = getattr(node, block, None)
-            if isinstance(statements, list):
-                self.untraced.update(map(id, ast_statements_after_early_exit(statements, self._is_compiling)))
+        if isinstance(node, _BLOCK_OWNERS):
+            for block in ("body", "orelse", "finalbody"):
+                statements = getattr(node, block, None)
+                if statements:
+                    self.untraced.update(map(id, ast_statements_after_early_exit(statements, self._is_compiling)))
         super().visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        _add_import(self.imports, node, self.summary.module, self.is_package)
+
+    visit_ImportFrom = visit_Import  # type: ignore[assignment]
 
     def _is_compiling(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name) and node.id in self.compiling_names:
@@ -226,7 +248,8 @@ class _Summarizer(ast.NodeVisitor):
         class_name = self._current_class()
         args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         params = [(a.arg, ast_dotted(a.annotation) if a.annotation else None) for a in args]
-        function = FunctionSummary(qualname, node.lineno, class_name, params)
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
         function.returns_tensor = self.imports.resolve(ast_dotted(node.returns) if node.returns else None) in (
             TENSOR_RETURNS
         )

@@ -167,7 +167,14 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
     import torch._dynamo.symbolic_convert  # noqa: F401
     from torch._logging._internal import log_registry
 
+    import torch._dynamo.utils
+
     reset_dynamo()
+    # Dynamo logs a break without its user stack when the innermost frame repeats (every skipped C
+    # function ends in the same polyfill line), which would hide a second, distinct break site.
+    checker = torch._dynamo.utils.graph_break_dup_warning_checker
+    saved_add = checker.add
+    checker.add = lambda item: True  # type: ignore[method-assign]
     sink: list[ObservedBreak] = []
     handler = _BreakHandler(filename, sink)
     saved: list[tuple[logging.Logger, int, bool]] = []
@@ -181,6 +188,7 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
     try:
         yield sink
     finally:
+        checker.add = saved_add  # type: ignore[method-assign]
         for lg, level, propagate in saved:
             lg.removeHandler(handler)
             lg.setLevel(level)
