@@ -163,10 +163,22 @@ class Program:
         if entry is None:
             return []
         module, function = entry
-        if "." not in callee and callee in module.disabled_aliases:
-            wrapped = self.resolve_name(module, module.disabled_aliases[callee])
-            return [Callee(wrapped, True)] if wrapped in self.functions else []
+        alias = self._disabled_alias(module, callee)
+        if alias is not None:
+            return [Callee(alias, True)] if alias in self.functions else []
         return [Callee(t, self.is_disabled(t)) for t in self._targets(module, function, callee)]
+
+    def _disabled_alias(self, module: ModuleSummary, callee: str) -> str | None:
+        """``fast = torch.compiler.disable(f)`` at module level, here or imported from another module."""
+        if "." not in callee and callee in module.disabled_aliases:
+            return self.resolve_name(module, module.disabled_aliases[callee]) or ""
+        qualified = self.canonical(module.imports.resolve(callee))
+        if qualified and "." in qualified:
+            owner, _, name = qualified.rpartition(".")
+            defining = self.modules.get(owner)
+            if defining is not None and name in defining.disabled_aliases:
+                return self.resolve_name(defining, defining.disabled_aliases[name]) or ""
+        return None
 
     def resolve_call(self, caller: str, callee: str) -> Callee | None:
         found = self.resolve_calls(caller, callee)

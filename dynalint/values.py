@@ -136,11 +136,14 @@ class ValueScope:
 
     def _param_kind(self, param: cst.Param, is_forward: bool) -> Kind:
         if param.annotation is not None:
-            annotation = _annotation_names(param.annotation.annotation, self.imports)
-            if annotation & TENSOR_ANNOTATIONS:
+            members = set(_union_members(param.annotation.annotation, self.imports)) - {"builtins.None"}
+            if members and members <= TENSOR_ANNOTATIONS:
                 return Kind.TENSOR
-            if annotation and annotation <= SCALAR_ANNOTATIONS | {"builtins.None"}:
+            if members & TENSOR_ANNOTATIONS:
+                return Kind.LIKELY_TENSOR  # ``int | Tensor``: a tensor only sometimes
+            if members and members <= SCALAR_ANNOTATIONS:
                 return Kind.CONST
+            return Kind.UNKNOWN
         if not is_forward:
             return Kind.UNKNOWN
         default = param.default
@@ -279,6 +282,10 @@ class ValueScope:
         operators = [c.operator for c in node.comparisons]
         if all(isinstance(op, (cst.Is, cst.IsNot)) for op in operators):
             return Kind.CONST
+        if all(isinstance(op, (cst.In, cst.NotIn)) for op in operators):
+            # ``"key" in kwargs`` asks a container; only membership in a tensor reads tensor data.
+            containers = [self.kind(c.comparator) for c in node.comparisons]
+            return Kind.TENSOR if Kind.TENSOR in containers else Kind.UNKNOWN
         kinds = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
         return max(kinds)
 
@@ -289,6 +296,8 @@ def _torch_function_kind(resolved: str) -> Kind:
         name = parts[0]
         if name in NON_TENSOR_FUNCTIONS:
             return NON_TENSOR_FUNCTIONS[name]
+        if name.startswith("_"):
+            return Kind.UNKNOWN  # private helpers: ``torch._use_cudnn_rnn_flatten_weight()`` is a bool
         if name.startswith(QUERY_PREFIXES) and name != "get_rng_state":
             return Kind.CONST  # is_autocast_enabled(), get_default_device(), are_deterministic_...
         if name[:1].isupper():
@@ -302,21 +311,22 @@ def _torch_function_kind(resolved: str) -> Kind:
     return Kind.UNKNOWN
 
 
-def _annotation_names(node: cst.BaseExpression, imports: ImportTable) -> set[str]:
-    """Qualified names mentioned by an annotation: ``Optional[Tensor]`` -> {typing.Optional, torch.Tensor}."""
-    names: set[str] = set()
-    if isinstance(node, cst.BaseString):
-        return names
+def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str | None]:
+    """Top-level alternatives of an annotation: ``Optional[Tensor]`` / ``Tensor | None`` -> [torch.Tensor, None].
+
+    A subscripted container (``list[Tensor]``, ``Dict[str, Tensor]``) is one opaque member (``None`` in the list).
+    """
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        return _union_members(node.left, imports) + _union_members(node.right, imports)
+    if isinstance(node, cst.Subscript):
+        outer = imports.resolve(cst_dotted(node.value))
+        if outer in ("typing.Optional", "typing.Union"):
+            members: list[str | None] = ["builtins.None"] if outer == "typing.Optional" else []
+            for element in node.slice:
+                if isinstance(element.slice, cst.Index):
+                    members += _union_members(element.slice.value, imports)
+            return members
+        return [None]
     if isinstance(node, (cst.Name, cst.Attribute)):
-        resolved = imports.resolve(cst_dotted(node))
-        if resolved:
-            names.add(resolved)
-    elif isinstance(node, cst.Subscript):
-        for element in node.slice:
-            if isinstance(element.slice, cst.Index):
-                names |= _annotation_names(element.slice.value, imports)
-    elif isinstance(node, cst.BinaryOperation):
-        names |= _annotation_names(node.left, imports) | _annotation_names(node.right, imports)
-    names.discard("typing.Optional")
-    names.discard("typing.Union")
-    return names
+        return [imports.resolve(cst_dotted(node))]
+    return [None]  # string annotations and anything else: unknown

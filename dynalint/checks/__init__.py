@@ -5,19 +5,51 @@ Adding a rule touches three files: its module here, one line below, and its page
 
 from __future__ import annotations
 
+from dynalint.checks.async_collective import AsyncCollective
+from dynalint.checks.breaking_collective import BreakingCollective
+from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
+from dynalint.checks.data_ptr_comparison import DataPtrComparison
+from dynalint.checks.disabled_call import DisabledCall
 from dynalint.checks.disabled_collective import DisabledCollective
+from dynalint.checks.dynamic_output_shape import DynamicOutputShape
+from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
+from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.print_call import PrintCall
+from dynalint.checks.random_call import RandomCall
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
 from dynalint.checks.tensor_item import TensorItem
+from dynalint.checks.tensor_sort_key import TensorSortKey
+from dynalint.checks.tensor_to_scalar import TensorToScalar
+from dynalint.checks.threading_lock import ThreadingLock
+from dynalint.checks.torch_assert import TorchAssert
+from dynalint.checks.tqdm_call import TqdmCall
+from dynalint.checks.wall_clock_call import WallClockCall
+from dynalint.checks.warnings_call import WarningsCall
 from dynalint.rule import Rule
 
 ALL_RULES: tuple[type[Rule], ...] = (
+    ExplicitGraphBreak,
+    DisabledCall,
     TensorItem,
     DataDependentBranch,
     TensorBoundedSlice,
+    TensorToScalar,
+    DynamicOutputShape,
+    TensorSortKey,
+    DataPtrComparison,
+    TorchAssert,
     PrintCall,
     LoggingCall,
+    WarningsCall,
+    WallClockCall,
+    RandomCall,
+    IoCall,
+    CopyCall,
+    ThreadingLock,
+    TqdmCall,
     DisabledCollective,
+    AsyncCollective,
+    BreakingCollective,
 )

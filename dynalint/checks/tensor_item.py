@@ -23,5 +23,5 @@ class TensorItem(Rule):
         if func.attr.value == "item" and self.context.settings.capture_scalar_outputs:
             return  # traced as an unbacked symbol; ``.tolist()`` on floats breaks even then
         receiver = self.context.kind(func.value)
-        if receiver.is_tensor_like or receiver is Kind.UNKNOWN:
+        if receiver.is_tensor_like or receiver in (Kind.UNKNOWN, Kind.INPUT):
             self.report(node, confidence=receiver.confidence, method=func.attr.value)

@@ -1,0 +1,91 @@
+"""What built an object: shared by the rules that flag methods of, or ``with`` on, particular instances.
+
+The lint stage knows a value's *kind* (tensor, data, metadata) from ``values.py``, but not the class of
+an arbitrary object. Rules such as ``threading-lock`` and ``tqdm-call`` need exactly that for two
+common shapes, both answered from the summaries: a module-level ``NAME = Ctor(...)`` used inside
+compiled code, and an attribute set in ``__init__`` (``self.attr = Ctor(...)``) used in a method.
+Locals are not typed (a local rebinding shadows a module-level name, so it answers ``None``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
+    from dynalint.summary import ModuleSummary
+
+NN_PREFIX = "torch.nn."
+# Upper-case names under ``torch.nn`` that build tensors, not modules.
+NN_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+
+
+def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None:
+    """Qualified name of the callable that built ``node``'s object (a class in the tree: its qualified name)."""
+    if isinstance(node, cst.Name):
+        if node.value in context.values.env:
+            return None
+        written = context.summary.module_types.get(node.value)
+        if written is None:
+            return None
+        return _qualify(context, context.summary, written, context.summary.imports.resolve(written))
+    if isinstance(node, cst.Attribute) and _is_self(node.value):
+        return _attribute_type(context, node.attr.value)
+    return None
+
+
+def enclosing_class(context: LintContext) -> str | None:
+    """Qualified name of the class whose method (or a function nested in one) is being linted."""
+    region = context.region
+    if region is None or "." not in region.function:
+        return None
+    owner = region.function.rsplit(".", 1)[0]
+    if owner not in context.summary.classes:
+        return None
+    return context.summary.qualify(owner)
+
+
+def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
+    """``self`` in an ``nn.Module`` method, ``self.<layer>``, or a module-level ``NAME = SomeModule(...)``."""
+    if _is_self(node):
+        cls = enclosing_class(context)
+        return cls is not None and context.program.is_module_class(cls)
+    if isinstance(node, cst.Attribute) and _is_self(node.value) and node.attr.value in context.values.layer_attrs:
+        return True
+    built = constructed_by(context, node)
+    if built is None:
+        return False
+    if built in context.program.classes:
+        return context.program.is_module_class(built)
+    last = built.rsplit(".", 1)[-1]
+    return built.startswith(NN_PREFIX) and last[:1].isupper() and last not in NN_TENSOR_CLASSES
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    # The value analysis types ``self.<attr>`` the same way: by the conventional first parameter name.
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _attribute_type(context: LintContext, attr: str) -> str | None:
+    cls = enclosing_class(context)
+    seen: set[str] = set()
+    pending = [cls] if cls else []
+    while pending:
+        current = pending.pop(0)
+        entry = context.program.classes.get(current)
+        if entry is None or current in seen:
+            continue
+        seen.add(current)
+        module, summary = entry
+        if attr in summary.attr_types:
+            written = summary.attr_types[attr]  # already qualified where the imports knew it
+            return _qualify(context, module, written, written)
+        pending += [b for b in (context.program.resolve_class(module, base) for base in summary.bases) if b]
+    return None
+
+
+def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:
+    in_tree = context.program.instance_class(module, written)
+    return in_tree if in_tree is not None else (resolved or written)

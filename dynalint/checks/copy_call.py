@@ -1,0 +1,76 @@
+"""DYN207 ``copy-call``: ``copy.deepcopy`` / ``copy.copy`` of tensors, modules and containers in compiled code.
+
+Page: ``rules/DYN207-copy-call.md``. Whether the copy breaks depends on what is copied (measured on torch
+2.13): ``deepcopy`` breaks when the object holds a tensor or is an ``nn.Module``, and is traced for plain
+Python data; ``copy.copy`` breaks on tensors, modules, lists, dicts and sets, and is traced for tuples,
+numbers and plain objects. The argument's kind comes from the value analysis. A value of unknown type
+is not reported, since a config dict (the common case) copies without a break; a bare ``forward``
+input is, at ``likely`` confidence, since it is almost always a tensor or a batch of them.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.checks._instances import constructed_by, is_nn_module
+from dynalint.finding import Confidence
+from dynalint.rule import Rule
+from dynalint.values import Kind
+
+SHALLOW_BREAKING_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set"})
+
+
+class CopyCall(Rule):
+    code = "DYN207"
+    name = "copy-call"
+    message = "`{call}` of {what} in compiled code breaks the graph"
+    help = "Use `tensor.clone()` (or `detach().clone()`), or copy modules and containers outside the compiled function"
+    gb_ids = ("GB4198", "GB0008", "GB0007", "GB0208")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        if resolved not in ("copy.deepcopy", "copy.copy") or not node.args or node.args[0].star:
+            return
+        arg = node.args[0].value
+        found = self._tensor_or_module(arg)
+        if found is None and resolved == "copy.deepcopy":
+            found = self._container_of_tensors(arg)
+        if found is None and resolved == "copy.copy":
+            found = self._mutable_container(arg)
+        if found is not None:
+            what, confidence = found
+            self.report(node, confidence=confidence, call=f"{resolved}()", what=what)
+
+    def _tensor_or_module(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
+        kind = self.context.kind(arg)
+        if kind.is_tensor_like or kind is Kind.INPUT:  # a bare ``forward`` input: probably a tensor
+            return "a tensor", kind.confidence
+        if is_nn_module(self.context, arg):
+            return "an nn.Module", Confidence.CERTAIN
+        return None
+
+    def _container_of_tensors(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
+        if isinstance(arg, (cst.List, cst.Tuple, cst.Set)):
+            values = [e.value for e in arg.elements]
+        elif isinstance(arg, cst.Dict):
+            values = [e.value for e in arg.elements if isinstance(e, cst.DictElement)]
+        else:
+            return None
+        kinds = {self.context.kind(v) for v in values}
+        if Kind.TENSOR in kinds:
+            return "a container of tensors", Confidence.CERTAIN
+        if kinds & {Kind.LIKELY_TENSOR, Kind.INPUT}:
+            return "a container of tensors", Confidence.LIKELY
+        return None
+
+    def _mutable_container(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
+        if isinstance(arg, (cst.List, cst.ListComp)):
+            return "a list", Confidence.CERTAIN
+        if isinstance(arg, (cst.Dict, cst.DictComp)):
+            return "a dict", Confidence.CERTAIN
+        if isinstance(arg, (cst.Set, cst.SetComp)):
+            return "a set", Confidence.CERTAIN
+        built = self.context.resolve(arg.func) if isinstance(arg, cst.Call) else constructed_by(self.context, arg)
+        if built in SHALLOW_BREAKING_BUILTINS:  # ``list(...)`` in place, or a module-level ``NAME = dict(...)``
+            return f"a {built.removeprefix('builtins.')}", Confidence.CERTAIN
+        return None

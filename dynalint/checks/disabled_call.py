@@ -1,0 +1,116 @@
+"""DYN002 ``disabled-call``: calls of functions excluded from compilation. Page: ``rules/DYN002-disabled-call.md``.
+
+Which functions are ``disable``d is the program's answer (decorators, module-level
+``fast = torch.compiler.disable(f)`` aliases, across files). Helpers that issue collectives are left to
+DYN301 (``disabled_collective.py``) under exactly the conditions it reports them, so that one call never
+gets two findings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.names import cst_dotted
+from dynalint.rule import Rule
+from dynalint.summary import DISABLE
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
+
+
+class DisabledCall(Rule):
+    code = "DYN002"
+    name = "disabled-call"
+    message = "`{callee}` is excluded from compilation: each call from compiled code breaks the graph"
+    help = "Let Dynamo trace the function (drop the `disable`), or call it outside the compiled code"
+    gb_ids = ("GB0098", "GB0099", "GB0007")
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._wrapped_on_the_spot: set[int] = set()
+        # Names bound to ``torch.compiler.disable(f)`` inside the compiled function being visited.
+        self._local_aliases: list[dict[str, str]] = [{}]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._local_aliases.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._local_aliases.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self._is_wrapper(func):  # ``torch.compiler.disable(f)(x)``
+            assert isinstance(func, cst.Call)
+            self._wrapped_on_the_spot.add(id(func))
+            wrapped = func.args[0].value
+            target = self.context.resolve_call(wrapped)
+            if target is None or not self._issues_collectives(target.function):  # else DYN301's
+                self.report(node, callee=self._written(wrapped))
+            return
+        if self._is_wrapper(node):
+            # ``g = torch.compiler.disable(f)`` inside compiled code: building the wrapper breaks too.
+            if id(node) not in self._wrapped_on_the_spot:
+                self.report(node, callee=self._written(node.args[0].value))
+            return
+        if isinstance(func, cst.Name) and func.value in self._local_aliases[-1]:
+            self.report(node, callee=self._local_aliases[-1][func.value])
+            return
+        target = self.context.resolve_call(func)
+        if target is not None:
+            if target.function.startswith("torch."):
+                return  # linting torch itself: Dynamo special-cases its disabled helpers (``checkpoint``)
+            if target.disabled and not self._issues_collectives(target.function):
+                alias = isinstance(func, cst.Name) and func.value in self.context.summary.disabled_aliases
+                callee = func.value if alias else self.context.program.functions[target.function][1].qualname
+                self.report(node, callee=callee)
+            return
+        if self._is_imported_alias(func):
+            # DYN301 does not see these (the program does not resolve them), so this rule reports
+            # them whatever the wrapped function does.
+            self.report(node, callee=cst_dotted(func))
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        aliases = self._local_aliases[-1]
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                value = original_node.value
+                if self._is_wrapper(value):
+                    assert isinstance(value, cst.Call)
+                    aliases[target.target.value] = self._written(value.args[0].value)
+                else:
+                    aliases.pop(target.target.value, None)
+
+    def _is_wrapper(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and bool(node.args)
+            and node.args[0].keyword is None
+            and not node.args[0].star
+            and self.context.resolve(node.func) in DISABLE
+        )
+
+    def _issues_collectives(self, function: str) -> bool:
+        # The same test as DYN301's: the function, or anything it calls in the tree, issues collectives.
+        return self.context.program.issues_collectives(function)
+
+    def _is_imported_alias(self, func: cst.BaseExpression) -> bool:
+        """Whether ``func`` names a ``disable`` alias defined at module level in another file.
+
+        ``from helpers import fast`` with ``fast = torch.compiler.disable(_impl)`` in ``helpers``: the
+        program resolves calls to functions, not to such aliases, so the rule looks the alias up itself.
+        """
+        program = self.context.program
+        qualified = program.canonical(self.context.resolve(func))
+        if qualified is None or "." not in qualified or qualified.startswith("torch."):
+            return False
+        module_name, _, name = qualified.rpartition(".")
+        module = program.modules.get(module_name)
+        return module is not None and name in module.disabled_aliases
+
+    def _written(self, node: cst.BaseExpression) -> str:
+        target = self.context.resolve_call(node)
+        if target is not None:
+            return self.context.program.functions[target.function][1].qualname
+        return cst_dotted(node) or ("<lambda>" if isinstance(node, cst.Lambda) else "<expression>")

@@ -1,0 +1,179 @@
+"""DYN105 ``dynamic-output-shape``: output sizes set by tensor values. Page: ``rules/DYN105-dynamic-output-shape.md``.
+
+Boolean-mask indexing is recognised from the index expression itself (a comparison, ``~``/``&``/``|``
+of masks, ``isnan``-like predicates, ``.bool()``) or from a local name last assigned one of those: the
+value analysis knows tensors, not their dtypes, so a bare index tensor of unknown origin (it may hold
+``long`` indices, which do not break) is never flagged. Mask *assignment* (``y[mask] = v``) does not
+break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.finding import Confidence
+from dynalint.rule import Rule
+from dynalint.values import Kind
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
+
+FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
+)
+METHODS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
+COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+PREDICATES = frozenset(
+    {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "signbit", "logical_and", "logical_or",
+     "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less",
+     "less_equal", "not_equal"}
+)
+BOOL_DTYPES = frozenset({"torch.bool"})
+
+
+class DynamicOutputShape(Rule):
+    code = "DYN105"
+    name = "dynamic-output-shape"
+    message = "{construct} in compiled code has an output size that depends on tensor values and breaks the graph"
+    help = "Keep shapes fixed (`torch.where`, multiply by the mask), or set `capture_dynamic_output_shape_ops`"
+    gb_ids = ("GB0036", "GB0033")
+    requires = ("not capture_dynamic_output_shape_ops",)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._store_targets: set[int] = set()
+        self._masks: list[set[str]] = [set()]  # local names last assigned a boolean mask, per function
+
+    # -- scopes and bindings --------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._masks.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._masks.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._store_targets.update(id(t) for t in _targets(target.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._store_targets.update(id(t) for t in _targets(node.target))
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        is_mask = self._mask(original_node.value) is not None
+        for target in original_node.targets:
+            self._bind(target.target, is_mask)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._bind(original_node.target, self._mask(original_node.value) is not None)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self._bind(original_node.target, False)
+
+    def _bind(self, target: cst.BaseExpression, is_mask: bool) -> None:
+        if isinstance(target, cst.Name):
+            (self._masks[-1].add if is_mask else self._masks[-1].discard)(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, False)
+
+    # -- the patterns ---------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.settings.capture_dynamic_output_shape_ops:
+            return
+        func = node.func
+        resolved = self.context.resolve(func)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if resolved in FUNCTIONS:
+            self.report(node, construct=f"`{resolved}()`")
+        elif resolved == "torch.where" and len(node.args) == 1 and len(positional) == 1:
+            self.report(node, construct="`torch.where(condition)`")
+        elif resolved == "torch.repeat_interleave":
+            # ``repeat_interleave(input, repeats)`` or ``repeat_interleave(repeats)``
+            self._repeat_interleave(node, positional[1] if len(positional) > 1 else next(iter(positional), None))
+        elif resolved is None and isinstance(func, cst.Attribute):
+            receiver = self.context.kind(func.value)
+            if not _may_be_tensor(receiver):
+                return
+            method = func.attr.value
+            if method in METHODS:
+                self.report(node, confidence=receiver.confidence, construct=f"`Tensor.{method}()`")
+            elif method == "repeat_interleave" and receiver is not Kind.UNKNOWN:  # a list has no such method
+                self._repeat_interleave(node, next(iter(positional), None))
+
+    def _repeat_interleave(self, node: cst.Call, repeats: cst.Arg | None) -> None:
+        """The output length is the sum of ``repeats``: value-dependent for a tensor, unless ``output_size``."""
+        keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
+        if "output_size" in keywords:
+            return
+        repeats = keywords.get("repeats", repeats)
+        kind = self.context.kind(repeats.value) if repeats is not None else Kind.UNKNOWN
+        if kind.is_tensor_like:
+            self.report(node, confidence=kind.confidence, construct="`repeat_interleave()` with tensor repeats")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.context.settings.capture_dynamic_output_shape_ops or id(node) in self._store_targets:
+            return
+        receiver = self.context.kind(node.value)
+        if not _may_be_tensor(receiver):
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                confidence = self._mask(element.slice.value)
+                if confidence is not None:
+                    likely = Confidence.LIKELY in (confidence, receiver.confidence)
+                    self.report(node, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
+                                construct="Indexing with a boolean mask")
+                    return
+
+    def _mask(self, node: cst.BaseExpression) -> Confidence | None:
+        """How sure we are that ``node`` is a boolean tensor; ``None`` when we cannot show it."""
+        kind = self.context.kind(node)
+        if not kind.is_tensor_like:
+            return None
+        if isinstance(node, cst.Comparison):
+            # ``a < x < b`` is ``(a < x) and (x < b)``: a ``bool()`` of a tensor, not a mask.
+            ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
+            return kind.confidence if ok else None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self._mask(node.expression)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            left, right = self._mask(node.left), self._mask(node.right)
+            if left is None and right is None:
+                return None
+            return kind.confidence
+        if isinstance(node, cst.Name):
+            return kind.confidence if node.value in self._masks[-1] else None
+        if isinstance(node, cst.Call):
+            return kind.confidence if self._is_predicate(node) else None
+        return None
+
+    def _is_predicate(self, node: cst.Call) -> bool:
+        func = node.func
+        resolved = self.context.resolve(func)
+        if resolved is not None:
+            return resolved.startswith("torch.") and resolved.count(".") == 1 and resolved[6:] in PREDICATES
+        if not isinstance(func, cst.Attribute):
+            return False  # the caller has checked that the call's value is a tensor
+        method = func.attr.value
+        if method in PREDICATES or method == "bool":
+            return True
+        if method in ("any", "all"):
+            return True  # over a dimension: a mask; over everything: a 0-d mask, which breaks as well
+        if method == "to":
+            return any(self.context.resolve(a.value) in BOOL_DTYPES for a in node.args)
+        return False
+
+
+def _may_be_tensor(kind: Kind) -> bool:
+    """A receiver that a tensor-only method or a mask index may be applied to (unknown: ``likely``)."""
+    return kind.is_tensor_like or kind in (Kind.INPUT, Kind.UNKNOWN)
+
+
+def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [t for element in node.elements for t in _targets(element.value)]
+    return [node]

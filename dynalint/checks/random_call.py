@@ -1,0 +1,100 @@
+"""DYN205 ``random-call``: host-side randomness and RNG state in compiled code. Page: ``rules/DYN205-random-call.md``.
+
+Three families, each with its own look-alikes that do *not* break (measured on torch 2.13):
+Python's ``random`` (Dynamo replays ``randint``, ``randrange`` and ``uniform``, and the same methods of a
+``random.Random`` instance, but not ``random.random()`` or the other functions), NumPy's ``np.random``
+(traced through ``torch._numpy``: only array-valued draws stay in the graph) and torch's global RNG
+state (``torch.manual_seed`` and friends; ``torch.rand`` and the other sampling ops are fine).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.checks._instances import constructed_by
+from dynalint.names import cst_dotted
+from dynalint.rule import Rule
+
+# ``random`` module functions that break (GB0007); ``randint``, ``randrange`` and ``uniform`` do not.
+PYTHON_MODULE = frozenset(
+    {"random", "gauss", "normalvariate", "lognormvariate", "vonmisesvariate", "gammavariate", "betavariate",
+     "paretovariate", "weibullvariate", "expovariate", "triangular", "binomialvariate", "choice", "choices",
+     "shuffle", "sample", "seed", "getstate", "setstate", "getrandbits", "randbytes"}
+)
+# Methods of a ``random.Random`` instance that break (GB0156); ``random``, ``randint``, ``randrange``,
+# ``uniform``, ``seed``, ``getstate`` and ``setstate`` are traced.
+PYTHON_INSTANCE = PYTHON_MODULE - {"random", "seed", "getstate", "setstate"}
+# ``torch._numpy.random`` implements these; any other ``np.random`` function is unsupported (GB0294).
+NUMPY_TRACED = frozenset({"seed", "shuffle", "rand", "randn", "random", "random_sample", "sample", "uniform",
+                          "normal", "randint", "choice"})
+NUMPY_SIZE_POSITION = {"rand": 0, "randn": 0, "random": 0, "random_sample": 0, "sample": 0, "uniform": 2,
+                       "normal": 2, "randint": 2}
+NUMPY_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
+TORCH_STATE = frozenset(
+    {"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+     "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
+     "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.initial_seed", "torch.random.initial_seed",
+     "torch.random.fork_rng"}
+)
+
+
+class RandomCall(Rule):
+    code = "DYN205"
+    name = "random-call"
+    message = "`{call}` in compiled code breaks the graph: it {why}"
+    help = "Sample with torch ops (`torch.rand`, `torch.randn_like`) inside, and seed or draw host values outside"
+    gb_ids = ("GB0007", "GB0156", "GB0033", "GB0294", "GB0208", "GB0142")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        why = self._why(node, resolved) if resolved else None
+        if why is not None:
+            self.report(node, call=f"{resolved}()", why=why)
+            return
+        why = self._instance_why(node)
+        if why is not None:
+            self.report(node, call=f"{cst_dotted(node.func) or 'generator method'}()", why=why)
+
+    def _why(self, node: cst.Call, resolved: str) -> str | None:
+        module, _, function = resolved.rpartition(".")
+        if module == "random" and function in PYTHON_MODULE:
+            return "uses Python's global generator, which Dynamo does not trace"
+        if resolved == "random.SystemRandom":
+            return "creates an OS-backed generator that Dynamo cannot trace"
+        if module == "numpy.random":
+            return self._numpy_why(node, function)
+        if resolved in TORCH_STATE:
+            return "reads or resets torch's global RNG state, which Dynamo does not trace"
+        return None
+
+    def _numpy_why(self, node: cst.Call, function: str) -> str | None:
+        if function not in NUMPY_TRACED:
+            return "is a NumPy random function that Dynamo cannot trace"
+        if function == "choice":
+            return "reads tensor data while sampling"
+        position = NUMPY_SIZE_POSITION.get(function)
+        if position is not None and not _has_size(node, position):
+            return "returns a Python scalar read from a traced sample"
+        return None
+
+    def _instance_why(self, node: cst.Call) -> str | None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        built = constructed_by(self.context, func.value)
+        if built == "random.Random" and func.attr.value in PYTHON_INSTANCE:
+            return "is a method of a Python generator that Dynamo does not trace"
+        if built in NUMPY_GENERATORS:
+            return "is a method of a NumPy generator, which Dynamo cannot trace"
+        return None
+
+
+def _has_size(node: cst.Call, position: int) -> bool:
+    """Whether the call passes a ``size`` (positionally, or as a keyword other than ``None``)."""
+    if any(a.star for a in node.args):
+        return True  # ``*dims``: assume an array
+    positional = [a for a in node.args if a.keyword is None]
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "size":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+    return len(positional) > position

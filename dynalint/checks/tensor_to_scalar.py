@@ -1,0 +1,66 @@
+"""DYN104 ``tensor-to-scalar``: ``int(t)``, ``float(t)``, ``complex(t)``. Page: ``rules/DYN104-tensor-to-scalar.md``.
+
+``bool(t)`` is DYN102's (it is a branch in disguise). A conversion inside a slice bound is DYN103's
+finding whenever DYN103 reports that slice, so it is skipped here: ``visit_Subscript`` runs before the
+calls inside the subscript are visited and records them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
+
+CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
+
+
+class TensorToScalar(Rule):
+    code = "DYN104"
+    name = "tensor-to-scalar"
+    message = "`{call}()` on a tensor in compiled code reads its value into Python and breaks the graph"
+    help = "Keep the value a tensor (tensor arithmetic, `torch.where`), or convert it after the compiled call returns"
+    gb_ids = ("GB0124", "GB0059")
+    requires = ("not capture_scalar_outputs (for int() and float(); complex() breaks regardless)",)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._in_flagged_slice: set[int] = set()
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # DYN103 (tensor-bounded-slice) reports a slice bound that is a tensor, or a number read from
+        # one inside the bound; a conversion here makes the bound such a number (``Kind.DATA``), so
+        # DYN103 reports exactly the bounds whose kind is data-dependent. Those conversions are its.
+        if self.context.settings.capture_scalar_outputs:
+            return
+        for element in node.slice:
+            bound = element.slice
+            if not isinstance(bound, cst.Slice):
+                continue
+            for part in (bound.lower, bound.upper, bound.step):
+                if part is not None and self.context.kind(part).is_data_dependent:
+                    self._in_flagged_slice.update(id(call) for call in _calls(part))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = CONVERSIONS.get(self.context.resolve(node.func) or "")
+        if call is None or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return
+        if call != "complex" and self.context.settings.capture_scalar_outputs:
+            return  # traced as an unbacked symbol; ``complex()`` has no such path
+        if id(node) in self._in_flagged_slice:
+            return
+        kind = self.context.kind(node.args[0].value)
+        if kind.is_tensor_like:
+            self.report(node, confidence=kind.confidence, call=call)
+
+
+def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    if isinstance(node, cst.Call):
+        yield node
+    for child in node.children:
+        yield from _calls(child)

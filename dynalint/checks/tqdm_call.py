@@ -1,0 +1,48 @@
+"""DYN209 ``tqdm-call``: ``tqdm`` progress bars inside compiled code. Page: ``rules/DYN209-tqdm-call.md``.
+
+Constructors and helpers are recognised by qualified name (``tqdm.tqdm``, ``tqdm.auto.trange``, ...);
+method calls on a bar by what built it (a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.checks._instances import constructed_by
+from dynalint.names import cst_dotted
+from dynalint.rule import Rule
+
+FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
+ITERTOOLS = "tqdm.contrib.itertools."  # ``product``, ``chain``, ...: iterators wrapped in a bar
+BAR_METHODS = frozenset(
+    {"update", "close", "refresh", "reset", "clear", "display", "unpause", "write", "set_description",
+     "set_description_str", "set_postfix", "set_postfix_str"}
+)
+
+
+def _is_tqdm(qualified: str | None) -> bool:
+    """``tqdm.tqdm``, ``tqdm.auto.tqdm``, ``tqdm.contrib.tenumerate``: a factory from the tqdm package."""
+    if not qualified or qualified.split(".")[0] != "tqdm":
+        return False
+    return qualified.rsplit(".", 1)[-1] in FACTORIES or qualified.startswith(ITERTOOLS)
+
+
+class TqdmCall(Rule):
+    code = "DYN209"
+    name = "tqdm-call"
+    message = "`{call}` in compiled code breaks the graph"
+    help = "Drive the progress bar from the loop that calls the compiled function"
+    gb_ids = ("GB0007", "GB0008")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        func = node.func
+        if _is_tqdm(resolved):
+            self.report(node, call=f"{resolved}()")
+        elif isinstance(func, cst.Attribute) and func.attr.value in BAR_METHODS:
+            owner = func.value
+            # ``tqdm.write(...)``: a class method; ``bar.update(1)``: a bar built by a tqdm factory.
+            if _is_tqdm(self.context.resolve(owner)):
+                self.report(node, call=f"{resolved}()")
+            elif _is_tqdm(constructed_by(self.context, owner)):
+                self.report(node, call=f"{cst_dotted(func) or func.attr.value}()")
