@@ -230,10 +230,12 @@ class Program:
             self._collectives_memo[qualified] = found
         return self._collectives_memo[qualified]
 
-    def returns_tensor(self, caller: str, callee: str) -> bool:
-        """Whether every function ``callee`` may run returns tensors (by annotation or ``torch.*``)."""
+    def returns_tensor(self, caller: str, callee: str) -> bool | None:
+        """Whether every function ``callee`` may run returns tensors; ``None`` when none is in the tree."""
         found = self.resolve_calls(caller, callee)
-        return bool(found) and all(self.functions[c.function][1].returns_tensor for c in found)
+        if not found:
+            return None
+        return all(self.functions[c.function][1].returns_tensor for c in found)
 
     def region_of(self, qualified: str) -> Region | None:
         """The region of a function, inheriting the enclosing function's for nested definitions."""

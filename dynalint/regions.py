@@ -22,6 +22,13 @@ from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
 from dynalint.values import Kind, ValueScope
 
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter"})
+PYTHON_TYPES = frozenset(
+    {"builtins.int", "builtins.float", "builtins.bool", "builtins.str", "builtins.list", "builtins.tuple",
+     "builtins.dict", "numbers.Number", "builtins.complex"}
+)
+
+
 @dataclass(frozen=True)
 class _Frame:
     kind: str  # "class" | "function" | "block"
@@ -41,6 +48,9 @@ class LintContext:
         self._stack: list[_Frame] = [_Frame("module", "", None, None, ValueScope(summary.imports))]
         self._uncompiled_blocks: set[int] = set()
         self._compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
+        self._narrowed: dict[int, tuple[str, Kind]] = {}
+        self._saved: dict[int, Kind | None] = {}
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -107,8 +117,13 @@ class LintContext:
             self._enter_function(node, top)
         elif id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
+        if id(node) in self._narrowed:
+            name, kind = self._narrowed[id(node)]
+            self._saved[id(node)] = self.values.env.get(name)
+            self.values.env[name] = kind
         if isinstance(node, cst.If):
             self._mark_uncompiled_branch(node)
+            self._narrow(node)
         elif isinstance(node, (cst.IndentedBlock, cst.Module)):
             after = cst_statements_after_early_exit(node.body, self.is_compiling_check)
             self._uncompiled_blocks.update(map(id, after))
@@ -119,6 +134,13 @@ class LintContext:
             self.values.bind(node.target, None, Kind.UNKNOWN)
 
     def leave(self, node: cst.CSTNode) -> None:
+        if id(node) in self._narrowed:
+            name, _ = self._narrowed.pop(id(node))
+            previous = self._saved.pop(id(node))
+            if previous is None:
+                self.values.env.pop(name, None)
+            else:
+                self.values.env[name] = previous
         if isinstance(node, (cst.ClassDef, cst.FunctionDef)) or id(node) in self._uncompiled_blocks:
             self._stack.pop()
         elif isinstance(node, cst.Assign):
@@ -152,12 +174,19 @@ class LintContext:
         self._stack.append(_Frame("function", qualname, qualified, region, values))
 
     def _call_kind(self, node: cst.Call) -> Kind | None:
-        """``TENSOR`` for calls of functions in the tree whose summaries say they return tensors."""
+        """The kind a call of a function *in the linted tree* returns, from its summary; ``None`` otherwise.
+
+        The tree's own summary wins over the ``torch.*`` tables: linting torch itself, a call of
+        ``torch.nn.functional._mha_shape_check`` is a call of a function we have read, not an op.
+        """
         dotted = cst_dotted(node.func)
         function = self._stack[-1].function
         if dotted is None or function is None:
             return None
-        return Kind.TENSOR if self.program.returns_tensor(function, dotted) else None
+        returns = self.program.returns_tensor(function, dotted)
+        if returns is None:
+            return None
+        return Kind.TENSOR if returns else Kind.UNKNOWN
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         tensors: set[str] = set()
@@ -175,6 +204,20 @@ class LintContext:
             layers |= {a for a, t in cls.attr_types.items() if t.startswith("torch.nn.")}
             pending += [b for b in (self.program.resolve_class(module, base) for base in cls.bases) if b]
         return tensors, layers
+
+    def _narrow(self, node: cst.If) -> None:
+        test = node.test
+        if not (isinstance(test, cst.Call) and self.resolve(test.func) == "builtins.isinstance" and len(test.args) == 2):
+            return
+        subject, types = test.args[0].value, test.args[1].value
+        if not isinstance(subject, cst.Name):
+            return
+        named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        resolved = {self.resolve(t) for t in named}
+        if resolved <= TENSOR_TYPES:
+            self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
+        elif resolved <= PYTHON_TYPES:
+            self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
 
     def _mark_uncompiled_branch(self, node: cst.If) -> None:
         untraced = cst_guard(node.test, self.is_compiling_check)

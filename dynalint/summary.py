@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from dynalint.guards import IS_COMPILING, Untraced, ast_guard, ast_statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, ast_dotted
 from dynalint.settings import CompileSettings
+from dynalint.values import Kind, torch_function_kind
 
 COMPILE = frozenset({"torch.compile"})
 DISABLE = frozenset(
@@ -346,7 +347,7 @@ class _Summarizer(ast.NodeVisitor):
         if function is not None and isinstance(node.value, ast.Call):
             callee = ast_dotted(node.value.func)
             resolved = self.imports.resolve(callee) or ""
-            if resolved.startswith("torch.") and not resolved.split(".")[-1][:1].isupper():
+            if resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR:
                 function.returns_tensor = True
             elif callee and callee.split(".")[-1][:1].isupper():
                 function.returns_class = callee

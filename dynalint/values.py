@@ -243,7 +243,7 @@ class ValueScope:
         if resolved is None:
             return Kind.UNKNOWN
         if resolved.startswith("torch."):
-            return _torch_function_kind(resolved)
+            return torch_function_kind(resolved)
         args = [self.kind(a.value) for a in node.args]
         if resolved in DATA_CONVERSIONS:
             arg = args[0] if args else Kind.CONST
@@ -290,8 +290,11 @@ class ValueScope:
         return max(kinds)
 
 
-def _torch_function_kind(resolved: str) -> Kind:
+def torch_function_kind(resolved: str) -> Kind:
+    """What a call of the ``torch`` API ``resolved`` returns, by namespace and name."""
     parts = resolved.split(".")[1:]
+    if parts and parts[-1].startswith("_"):
+        return Kind.UNKNOWN  # private helpers return anything
     if len(parts) == 1:
         name = parts[0]
         if name in NON_TENSOR_FUNCTIONS:

@@ -175,3 +175,12 @@ def test_hf_style_optional_flag_is_not_data() -> None:
         "        flag2 = mask if mask is not None else False\n        if flag2:",
     )
     assert lint_source(source, "m.py", Config(select=("DYN102",))) == []
+
+
+def test_isinstance_narrows_inside_its_block_only() -> None:
+    body = (
+        "if isinstance(y, float):\n    if y < 0:\n        pass\n"
+        "if isinstance(y, torch.Tensor):\n    if y.sum() < 0:\n        pass\n"
+    )
+    findings = lint_one(body, "DYN102")
+    assert [(f.start.line, f.confidence) for f in findings] == [(9, Confidence.CERTAIN)]
