@@ -1,7 +1,8 @@
 """Fetch the real-world corpora dynalint is measured on (nobody here wrote them).
 
 - ``diffusers``: the pure-Python wheel from PyPI, unpacked (``pip download --no-deps``).
-- ``torch/nn``: the ``nn`` package of the installed torch, located without importing torch.
+- ``torch/nn``: the ``nn`` package of the installed torch, located without importing torch and copied out
+  of ``site-packages`` (which linters exclude by default).
 
 Usage from other bench scripts: ``corpus.diffusers()`` / ``corpus.torch_nn()`` return source folders.
 """
@@ -9,6 +10,8 @@ Usage from other bench scripts: ``corpus.diffusers()`` / ``corpus.torch_nn()`` r
 from __future__ import annotations
 
 import importlib.util
+import shutil
+from importlib import metadata
 import subprocess
 import sys
 import zipfile
@@ -35,10 +38,16 @@ def diffusers(version: str = DIFFUSERS_VERSION) -> Path:
 
 
 def torch_nn() -> Path:
+    """A copy of the installed torch's ``nn`` package (a copy: linters skip ``site-packages`` paths)."""
     spec = importlib.util.find_spec("torch")
     if spec is None or spec.origin is None:
         raise SystemExit("torch is not installed: pip install torch==2.13.0")
-    return Path(spec.origin).parent / "nn"
+    source = Path(spec.origin).parent / "nn"
+    version = metadata.version("torch")
+    target = CACHE / f"torch-{version}" / "nn"
+    if not target.is_dir():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
 
 
 if __name__ == "__main__":
