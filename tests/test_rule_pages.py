@@ -94,3 +94,9 @@ def test_use_instead_compiles_without_a_break(block: catalog.Block, dynamo_resul
     result = dynamo_results[block.id]
     assert result["error"] is None, result["error"]
     assert result["breaks"] == [], result["breaks"]
+
+
+def test_readme_lists_every_rule_with_its_page() -> None:
+    readme = (catalog.CHECKOUT.parent / "README.md").read_text(encoding="utf-8")
+    for rule in ALL_RULES:
+        assert f"[{rule.code}](rules/{rule.code}-{rule.name}.md)" in readme, f"{rule.code} missing from README"
