@@ -16,7 +16,7 @@ from dynalint import diagnostics, files, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Finding
-from dynalint.program import link
+from dynalint.program import Program, link
 from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
 
@@ -27,6 +27,7 @@ STDIN = "-"
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files_checked: int = 0
+    program: Program | None = None  # the linked tree, for ``--verify`` to plan what to compile
 
 
 @dataclass
@@ -124,6 +125,7 @@ def _lint(
             continue
         parsed.append(_Parsed(source, text, summarize(tree, source.display, module, source.is_package)))
     program = link([p.summary for p in parsed], config.dynamo)
+    result.program = program
     compiled_modules = {program.functions[name][0].module for name in program.regions}
     for item in parsed:
         if not item.requested or item.summary.module not in compiled_modules:

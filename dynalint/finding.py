@@ -47,6 +47,7 @@ class Region:
     confidence: Confidence
     chain: tuple[ChainLink, ...]
     fullgraph: bool = False  # the entry point's ``torch.compile(fullgraph=True)``
+    entry: str = ""  # module-qualified name of the entry function (what ``--verify`` compiles)
 
     def describe(self) -> str:
         """The text reporter's ``compiled via:`` line."""

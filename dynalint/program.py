@@ -290,7 +290,7 @@ def _entry_points(program: Program) -> list[tuple[str, Region]]:
                     continue
                 name = program.functions[target][1].qualname
                 chain = (ChainLink(summary.path, site.line, name, site.how),)
-                entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph)))
+                entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph, target)))
     return entries
 
 
@@ -302,7 +302,7 @@ def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
             function = program.functions[forward][1]
             how = f"forward of nn.Module subclass {cls.qualname} (no compile site in the tree)"
             chain = (ChainLink(summary.path, function.lineno, function.qualname, how),)
-            entries.append((forward, Region(function.qualname, Confidence.LIKELY, chain)))
+            entries.append((forward, Region(function.qualname, Confidence.LIKELY, chain, entry=forward)))
     return entries
 
 

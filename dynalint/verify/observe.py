@@ -32,6 +32,7 @@ class ObservedBreak:
     filename: str  # file of ``line`` (the observed file unless no frame of it was found)
     line: int  # innermost user frame in the observed file
     function: str  # function of that frame (resume functions mapped back to their origin)
+    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
 
 
 @functools.lru_cache(maxsize=1)
@@ -117,7 +118,8 @@ def parse_record(text: str, filename: str) -> ObservedBreak:
     if resume:
         func = resume.group("func")
     lines = _reason_lines(text)
-    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func)
+    skipped = "falling back to eager" in text
+    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped)
 
 
 class _BreakHandler(logging.Handler):
@@ -193,3 +195,47 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
             lg.removeHandler(handler)
             lg.setLevel(level)
             lg.propagate = propagate
+
+
+_TRACE_RE = re.compile(r"TRACE starts_line (?P<file>.+?):(?P<line>\d+) in ")
+
+
+class _TraceHandler(logging.Handler):
+    def __init__(self, observed: str, sink: set[tuple[str, int]]) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.observed = observed
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = _TRACE_RE.match(record.getMessage())
+        if match and _inside(match.group("file"), self.observed):
+            self.sink.add((match.group("file"), int(match.group("line"))))
+
+
+@contextlib.contextmanager
+def record_traced_lines(observed: str) -> Iterator[set[tuple[str, int]]]:
+    """Yield a set that fills with every ``(file, line)`` under ``observed`` that Dynamo traced.
+
+    Read from the ``trace_source`` artifact: a line there was symbolically executed by Dynamo, so a
+    predicted break on it that did not happen is refuted, and one that never appears was not reached.
+    """
+    import torch._dynamo.symbolic_convert  # noqa: F401  (registers the artifact logger)
+    from torch._logging._internal import log_registry
+
+    sink: set[tuple[str, int]] = set()
+    handler = _TraceHandler(observed, sink)
+    saved: list[tuple[logging.Logger, int, bool]] = []
+    for qname in log_registry.get_artifact_log_qnames():
+        if qname.endswith("__trace_source"):
+            logger = logging.getLogger(qname)
+            saved.append((logger, logger.level, logger.propagate))
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+            logger.addHandler(handler)
+    try:
+        yield sink
+    finally:
+        for logger, level, propagate in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate

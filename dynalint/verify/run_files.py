@@ -13,9 +13,10 @@ decides the breaks before any backend runs) and under ``record_breaks(<the file'
 break anywhere in that folder is attributed to its own file and line. Dynamo state and configs are
 reset between files; files that mention ``torch.distributed`` get a single-process gloo group.
 
-stdout: ``{FILE: {"breaks": [{"file", "line", "gb_id", "reason"}, ...], "error": str | null}}`` with
-``FILE`` as given and each break's ``file`` an absolute path; nothing else (the files' own output goes
-to stderr).
+stdout: ``{FILE: {"breaks": [{"file", "line", "gb_id", "reason"}, ...], "graphs": int, "error": str |
+null}}`` with ``FILE`` as given, each break's ``file`` an absolute path and ``graphs`` the number of
+graphs Dynamo captured (zero means nothing was compiled, so no break could have been seen); nothing
+else (the files' own output goes to stderr).
 """
 
 from __future__ import annotations
@@ -99,12 +100,16 @@ def run_one(path: Path, timeout: float = 0, backend: str | None = "eager") -> di
         except (Exception, SystemExit) as e:  # noqa: BLE001  (report, keep going)
             tail = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-3:])
             error = f"{type(e).__name__}: {str(e).strip()}\n{tail}"[:_ERROR_MAX]
+    import torch._dynamo.utils
+
+    graphs = int(torch._dynamo.utils.counters["stats"]["unique_graphs"])
     reset_dynamo()
     return {
         "breaks": [
             {"file": os.path.abspath(b.filename), "line": b.line, "gb_id": b.gb_id, "reason": b.reason}
             for b in breaks
         ],
+        "graphs": graphs,
         "error": error,
     }
 
