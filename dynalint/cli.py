@@ -57,6 +57,16 @@ def main() -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
 @click.option("--stdin-filename", help="Name of the file read from `-` (for messages and per-file ignores).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--verify", is_flag=True, help="Compile flagged code for real and give each finding a verdict.")
+@click.option("--verify-backend", type=click.Choice(["eager", "aot_eager", "inductor"]), default="eager",
+              show_default=True, help="Backend for --verify (breaks are decided before any backend runs).")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="Where --verify runs the code (auto: cuda when available).")
+@click.option("--verify-timeout", type=float, help="Seconds per verified function (default: config, else 120).")
+@click.option("--census-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --verify: write the per-function break census as JSON.")
+@click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="With --verify: exit 1 when any function has more breaks or graphs than in this census.")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -68,6 +78,12 @@ def check(
     force_exclude: bool,
     stdin_filename: str | None,
     quiet: bool,
+    verify: bool,
+    verify_backend: str,
+    device: str,
+    verify_timeout: float | None,
+    census_out: Path | None,
+    baseline: Path | None,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
     paths = paths or (".",)
@@ -92,10 +108,70 @@ def check(
     except Exception:  # an engine bug: say so plainly and exit 2, never 0
         click.echo("dynalint: internal error, please report it:\n" + traceback.format_exc(), err=True)
         sys.exit(EXIT_ERROR)
+    if (census_out or baseline) and not verify:
+        click.echo("dynalint: error: --census-out and --baseline need --verify", err=True)
+        sys.exit(EXIT_ERROR)
+    gate_failed = False
+    if verify:
+        result.findings, gate_failed = _verify(
+            result, config, verify_backend, device, verify_timeout, census_out, baseline, quiet
+        )
     REPORTERS[output_format](result.findings, sys.stdout)
     if not quiet:
         click.echo(summary(result.findings, result.files_checked), err=True)
+    if gate_failed:
+        sys.exit(EXIT_FINDINGS)
+    if baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
+        sys.exit(EXIT_CLEAN)
     sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
+
+
+def _verify(
+    result: api.LintResult,
+    config: Config,
+    backend: str,
+    device: str,
+    timeout: float | None,
+    census_out: Path | None,
+    baseline: Path | None,
+    quiet: bool,
+) -> tuple[list, bool]:
+    """Run ``--verify``; return the judged findings and whether the census gate failed."""
+    from dynalint import verify as verifier
+    from dynalint.verify import census as census_module
+
+    try:
+        outcome = verifier.verify(
+            result.findings, result.program, root=config.root, factories=config.verify_factories,
+            backend=backend, device=device, timeout=timeout or config.verify_timeout,
+        )
+    except verifier.TorchMissing as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if census_out is not None:
+        census_out.write_text(json.dumps(outcome.census, indent=2) + "\n", encoding="utf-8")
+    if not quiet:
+        for name, entry in outcome.census["functions"].items():
+            state = entry["status"] if entry["status"] != "ran" else (
+                f"{entry['graphs']} graphs, {entry['breaks']} breaks, {entry['skipped_frames']} skipped frames, "
+                f"{entry['recompiles']} recompiles, {entry['seconds']} s"
+            )
+            click.echo(f"census {name}: {state}", err=True)
+        click.echo(f"verified on {outcome.device}", err=True)
+    if baseline is None:
+        return outcome.findings, False
+    try:
+        comparison = census_module.compare(outcome.census, census_module.load(baseline))
+    except ValueError as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    for line in comparison.regressions:
+        click.echo(f"regression: {line}", err=True)
+    for line in comparison.improvements:
+        click.echo(f"improved: {line}", err=True)
+    if not comparison.failed:
+        click.echo("break census: no function got worse than the baseline", err=True)
+    return outcome.findings, comparison.failed
 
 
 @main.command()

@@ -21,7 +21,8 @@ from dynalint import registry
 from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores", "target-torch", "dynamo"})
+KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores", "target-torch", "dynamo", "verify"})
+VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 
@@ -42,6 +43,8 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     target_torch: str | None = None  # None: the installed torch's version, else the newest known
     dynamo: DynamoSettings = field(default_factory=DynamoSettings)
+    verify_factories: tuple[str, ...] = ()  # ``module:function`` returning (callable, args, kwargs)
+    verify_timeout: float = 120.0  # seconds per verified function
 
     def with_overrides(self, **overrides: object) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
@@ -120,6 +123,7 @@ def parse(table: object, path: Path) -> Config:
         root=path.parent.resolve(),
         target_torch=target_torch,
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
+        **_verify_settings(table.get("verify", {}), where),
         source=path,
         select=values.get("select"),  # type: ignore[arg-type]
         extend_select=values.get("extend-select", ()),  # type: ignore[arg-type]
@@ -128,6 +132,27 @@ def parse(table: object, path: Path) -> Config:
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
     )
+
+
+def _verify_settings(table: object, where: str) -> dict[str, object]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.dynalint.verify] must be a table")
+    unknown = sorted(set(table) - VERIFY_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key `verify.{unknown[0]}` (known keys: {', '.join(sorted(VERIFY_KEYS))})")
+    settings: dict[str, object] = {}
+    if "factories" in table:
+        factories = _string_list(table["factories"], "verify.factories", where)
+        bad = [f for f in factories if not re.fullmatch(r"[\w.]+:\w+", f)]
+        if bad:
+            raise ConfigError(f"{where}: `verify.factories` entries must read module:function, got {bad[0]!r}")
+        settings["verify_factories"] = factories
+    if "timeout" in table:
+        timeout = table["timeout"]
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ConfigError(f"{where}: `verify.timeout` must be a positive number of seconds, got {timeout!r}")
+        settings["verify_timeout"] = float(timeout)
+    return settings
 
 
 def _dynamo_settings(table: object, where: str) -> DynamoSettings:

@@ -26,7 +26,10 @@ UNREADABLE_FILE = Diagnostic("DYN902", "unreadable-file", "The file cannot be re
                              "Save the file as UTF-8 (PEP 3120), or exclude it")
 INTERNAL_ERROR = Diagnostic("DYN903", "internal-error", "A rule crashed on this file",
                             "Please report this with the file; the rule's other findings in it were dropped")
-ALL_DIAGNOSTICS = (SYNTAX_ERROR, UNREADABLE_FILE, INTERNAL_ERROR)
+# Reported by ``--verify`` only: a break real Dynamo saw where no rule predicted one.
+OBSERVED_BREAK = Diagnostic("DYN090", "observed-graph-break", "Dynamo broke the graph on a line no rule flagged",
+                            "See the GB id's page for the cause; tell us, so that a rule can learn it")
+ALL_DIAGNOSTICS = (OBSERVED_BREAK, SYNTAX_ERROR, UNREADABLE_FILE, INTERNAL_ERROR)
 
 
 def _finding(diagnostic: Diagnostic, filename: str, line: int, column: int, message: str) -> Finding:

@@ -11,13 +11,27 @@ from dynalint.finding import Confidence, Finding
 def format_finding(finding: Finding) -> str:
     confidence = " [likely]" if finding.confidence is Confidence.LIKELY else ""
     lines = [
-        f"{finding.filename}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.message}{confidence}"
+        f"{finding.filename}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.message}"
+        f"{confidence}{_verdict(finding)}"
     ]
     if finding.help:
         lines.append(f"  help: {finding.help}")
     if finding.region is not None:
         lines.append(f"  compiled via: {finding.region.describe()}")
     return "\n".join(lines)
+
+
+def _verdict(finding: Finding) -> str:
+    """`` [confirmed GB0170]``, `` [refuted]``, `` [not reached]``, `` [unverifiable: why]`` after ``--verify``."""
+    verify = finding.verify
+    if not verify:
+        return ""
+    verdict = verify["verdict"]
+    if verdict == "confirmed":
+        return f" [confirmed {', '.join(verify.get('gb_ids') or ())}]".replace(" ]", "]")
+    if verdict == "unverifiable":
+        return f" [unverifiable: {verify.get('reason', '')}]"
+    return f" [{verdict}]"
 
 
 def write(findings: Sequence[Finding], out: TextIO) -> None:
@@ -34,4 +48,9 @@ def summary(findings: Sequence[Finding], files_checked: int) -> str:
         counts[finding.code] = counts.get(finding.code, 0) + 1
     by_code = ", ".join(f"{code}: {count}" for code, count in sorted(counts.items()))
     plural = "finding" if len(findings) == 1 else "findings"
-    return f"Found {len(findings)} {plural} in {files_checked} {noun} checked ({by_code})."
+    verdicts: dict[str, int] = {}
+    for finding in findings:
+        if finding.verify:
+            verdicts[finding.verify["verdict"]] = verdicts.get(finding.verify["verdict"], 0) + 1
+    verified = (" Verified: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) + ".") if verdicts else ""
+    return f"Found {len(findings)} {plural} in {files_checked} {noun} checked ({by_code}).{verified}"

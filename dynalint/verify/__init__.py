@@ -1,1 +1,49 @@
-"""Verify stage: the only package that imports torch, and only lazily inside functions."""
+"""Verify stage: prove findings by compiling the flagged code for real (``dynalint --verify``).
+
+The only part of dynalint that touches torch, and only in worker subprocesses (``worker.py``): this
+package's ``verify()`` plans jobs, hands them to the supervisor (``runner.py``), judges every finding
+(``verdicts.py``) and builds the break census (``census.py``) without importing torch itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dynalint.finding import Finding
+from dynalint.program import Program
+
+
+class TorchMissing(RuntimeError):
+    """``--verify`` needs torch; the static linter does not."""
+
+
+@dataclass
+class Verification:
+    findings: list[Finding]  # every static finding with its verdict, then the unpredicted breaks
+    census: dict[str, Any]
+    device: str
+
+
+def verify(
+    findings: Sequence[Finding],
+    program: Program | None,
+    *,
+    root: Path,
+    factories: Sequence[str] = (),
+    backend: str = "eager",
+    device: str = "auto",
+    timeout: float = 120.0,
+) -> Verification:
+    if importlib.util.find_spec("torch") is None:
+        raise TorchMissing("--verify needs torch: pip install 'dynalint[verify]'")
+    from dynalint.verify import census, plan, runner, verdicts
+
+    jobs = plan.plan(findings, program, factories, root)
+    results = runner.run(jobs, backend=backend, device=device, timeout=timeout)
+    devices = {r.get("device") for r in results.values() if r.get("device")}
+    return Verification(verdicts.judge(findings, jobs, results), census.census(jobs, results),
+                        ", ".join(sorted(devices)) or device)

@@ -1,0 +1,87 @@
+"""Verify stage, the break census: per compiled function, what real Dynamo produced; and the gate.
+
+``census(jobs, results)`` -> ``{function: {graphs, breaks, break_sites, skipped_frames, recompiles,
+seconds, status}}``, written by ``--census-out``. ``compare(current, baseline)`` says which functions
+got worse (more breaks or more graphs than the baseline: exit 1, naming the new break sites) and which
+got better. No torch here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dynalint.verify.plan import Job
+
+VERSION = 1
+
+
+def _site(brk: Mapping[str, Any], root: str) -> str:
+    path = Path(brk["file"])
+    try:
+        shown = path.resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        shown = path.as_posix()
+    return f"{shown}:{brk['line']} {brk.get('gb_id') or 'unknown'}"
+
+
+def census(jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    functions: dict[str, Any] = {}
+    for job in jobs:
+        result = results.get(job.id, {})
+        sites = sorted({_site(b, job.observed) for b in result.get("breaks", ())})
+        status = "unverifiable" if result.get("unverifiable") else ("error" if result.get("error") else "ran")
+        functions[job.id] = {
+            "graphs": result.get("graphs", 0),
+            "breaks": len(sites),
+            "break_sites": sites,
+            "skipped_frames": len({b["function"] for b in result.get("breaks", ()) if b.get("frame_skipped")}),
+            "recompiles": result.get("recompiles", 0),
+            "seconds": result.get("seconds"),
+            "status": status,
+            "reason": result.get("unverifiable") or result.get("error"),
+        }
+    return {"version": VERSION, "functions": functions}
+
+
+@dataclass
+class Comparison:
+    regressions: list[str] = field(default_factory=list)
+    improvements: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions)
+
+
+def compare(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> Comparison:
+    """Functions with more breaks or graphs than their baseline are regressions; fewer are improvements."""
+    outcome = Comparison()
+    before_all = baseline.get("functions", {})
+    for name, now in sorted(current.get("functions", {}).items()):
+        before = before_all.get(name)
+        if before is None or now["status"] != "ran" or before.get("status") != "ran":
+            continue
+        new_sites = sorted(set(now["break_sites"]) - set(before.get("break_sites", ())))
+        gone_sites = sorted(set(before.get("break_sites", ())) - set(now["break_sites"]))
+        if now["breaks"] > before["breaks"] or now["graphs"] > before["graphs"]:
+            outcome.regressions.append(
+                f"{name}: breaks {before['breaks']} -> {now['breaks']}, graphs {before['graphs']} -> {now['graphs']}"
+                + (f"; new break sites: {', '.join(new_sites)}" if new_sites else "")
+            )
+        elif now["breaks"] < before["breaks"] or now["graphs"] < before["graphs"]:
+            outcome.improvements.append(
+                f"{name}: breaks {before['breaks']} -> {now['breaks']}, graphs {before['graphs']} -> {now['graphs']}"
+                + (f"; fixed: {', '.join(gone_sites)}" if gone_sites else "")
+            )
+    return outcome
+
+
+def load(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("version") != VERSION or "functions" not in data:
+        raise ValueError(f"{path}: not a dynalint break census (version {VERSION})")
+    return data

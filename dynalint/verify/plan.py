@@ -1,0 +1,77 @@
+"""Verify stage, static half: decide what to compile and run to check the findings (no torch here).
+
+One ``Job`` per entry function that holds findings (the function ``torch.compile`` is applied to, or
+an un-compiled ``forward``), with the compile site's settings, plus one per example-input factory
+declared in ``[tool.dynalint.verify]``. Workers (``worker.py``) run the jobs; ``verdicts.py`` turns
+what they observed into a verdict per finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from dynalint.files import module_name, project_root
+from dynalint.finding import Finding
+from dynalint.program import Program
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str  # census key: ``path::Qualname`` or ``factory:module:function``
+    kind: str  # "function" | "factory"
+    path: str  # the file to import (absolute)
+    sys_path: str  # the folder that makes ``module`` importable
+    observed: str  # breaks and traced lines are recorded for files under this folder
+    module: str  # dotted module name of ``path`` from ``sys_path``
+    target: str  # qualname inside the module, or ``module:function`` of a factory
+    fullgraph: bool = False
+    lines: tuple[int, int] = (0, -1)  # the target's first and last line in ``path``
+    entry: str = ""  # module-qualified entry function whose findings this job verifies
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def plan(findings: Sequence[Finding], program: Program | None, factories: Sequence[str], root: Path) -> list[Job]:
+    jobs: dict[str, Job] = {}
+    for reference in factories:
+        module, _, function = reference.partition(":")
+        path = _module_path(root, module)
+        jobs[f"factory:{reference}"] = Job(
+            f"factory:{reference}", "factory", str(path), str(root), str(root), module, reference
+        )
+    for finding in findings:
+        region = finding.region
+        if region is None or program is None or region.entry not in program.functions:
+            continue
+        summary, function = program.functions[region.entry]
+        path = Path(summary.path).resolve()
+        dotted, is_package = module_name(path)
+        depth = dotted.count(".") + (1 if is_package else 0)
+        sys_path = path.parents[depth]  # the folder above the outermost package
+        observed = root.resolve() if _inside(path, root) else project_root(path)
+        job_id = f"{summary.path}::{function.qualname}"
+        jobs.setdefault(
+            job_id,
+            Job(job_id, "function", str(path), str(sys_path), str(observed), dotted, function.qualname,
+                region.fullgraph, (function.start_line, function.end_line), region.entry),
+        )
+    return list(jobs.values())
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _module_path(root: Path, module: str) -> Path:
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate.resolve()
+    return base.with_suffix(".py")

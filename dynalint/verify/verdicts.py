@@ -1,0 +1,104 @@
+"""Verify stage, the judge: turn what the workers observed into a verdict on every finding (no torch).
+
+- ``confirmed``: Dynamo broke the graph on the finding's line (the observed GB ids are attached);
+- ``refuted``: Dynamo traced the line and did not break there;
+- ``not reached``: the code was run under compile but never traced that line (a branch not taken);
+- ``unverifiable``: nothing could run it, with the reason.
+Breaks Dynamo reported on lines no finding names become findings of their own (DYN090
+``observed-graph-break``): the catalogue's blind spots, shown to the user and to us.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dynalint import diagnostics
+from dynalint.finding import Finding, Position
+from dynalint.verify.plan import Job
+
+CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
+
+
+def _key(path: str) -> str:
+    return str(Path(path).resolve())
+
+
+def judge(
+    findings: Sequence[Finding], jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]
+) -> list[Finding]:
+    """The findings with ``verify`` filled in, followed by the breaks no finding predicted."""
+    observed: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    traced: set[tuple[str, int]] = set()
+    for result in results.values():
+        for brk in result.get("breaks", ()):
+            observed[(_key(brk["file"]), brk["line"])].append(brk)
+        traced.update((_key(f), line) for f, line in result.get("traced", ()))
+    explained: set[tuple[str, int]] = set()
+    judged = []
+    for finding in findings:
+        if finding.region is None:
+            judged.append(finding)
+            continue
+        path = _key(finding.filename)
+        lines = range(finding.start.line, finding.end.line + 1)
+        breaks = [b for line in lines for b in observed.get((path, line), ())]
+        explained.update((path, line) for line in lines)
+        if breaks:
+            gb_ids = sorted({b["gb_id"] or "unknown" for b in breaks})
+            verdict: dict[str, Any] = {"verdict": CONFIRMED, "gb_ids": gb_ids,
+                                       "matches_rule": any(g in finding.gb_ids for g in gb_ids)}
+        elif any((path, line) in traced for line in lines):
+            verdict = {"verdict": REFUTED, "gb_ids": []}
+        else:
+            verdict = _unreached(finding, jobs, results)
+        judged.append(dataclasses.replace(finding, verify=verdict))
+    judged += _unpredicted(observed, explained)
+    return judged
+
+
+def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    entry = finding.region.entry if finding.region else ""
+    relevant = [j for j in jobs if j.kind == "factory" or j.entry == entry]
+    outcomes = [results[j.id] for j in relevant if j.id in results]
+    if any(not r.get("unverifiable") and not r.get("error") for r in outcomes):
+        return {"verdict": NOT_REACHED, "gb_ids": [], "reason": "compiled and run, but Dynamo never traced this line"}
+    reasons = [r.get("unverifiable") or r.get("error") for r in outcomes]
+    reason = next((r for r in reasons if r), "no job could compile the function holding it")
+    return {"verdict": UNVERIFIABLE, "gb_ids": [], "reason": reason}
+
+
+def _unpredicted(observed: Mapping[tuple[str, int], list[dict[str, Any]]], explained: set[tuple[str, int]]) -> list[Finding]:
+    extra = []
+    for (path, line), breaks in sorted(observed.items()):
+        if (path, line) in explained or line <= 0:
+            continue
+        first = breaks[0]
+        gb_ids = tuple(sorted({b["gb_id"] for b in breaks if b["gb_id"]}))
+        shown = _display(path)
+        position = Position(line, 1)
+        extra.append(
+            Finding(
+                code=diagnostics.OBSERVED_BREAK.code,
+                name=diagnostics.OBSERVED_BREAK.name,
+                message=f"Dynamo broke the graph here ({', '.join(gb_ids) or 'no GB id'}: {first['reason']}) "
+                        "and no rule predicted it",
+                filename=shown,
+                start=position,
+                end=position,
+                help=diagnostics.OBSERVED_BREAK.help,
+                gb_ids=gb_ids,
+                verify={"verdict": CONFIRMED, "gb_ids": list(gb_ids), "observed_in": first.get("function", "")},
+            )
+        )
+    return extra
+
+
+def _display(path: str) -> str:
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path

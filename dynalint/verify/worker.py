@@ -1,0 +1,221 @@
+"""Verify stage, the process that runs user code: compile each job's target and watch Dynamo.
+
+``python -m dynalint.verify.worker --backend eager --device auto`` reads one JSON job per line on
+stdin (``plan.Job``) and writes one JSON result per line on stdout; everything user code prints goes
+to stderr. torch is imported once per worker. For a job it imports the target's file (module-level
+code runs with ``torch.compile`` defaulting to the chosen backend, so scripts and rule-page examples
+verify themselves), then, unless that already traced the target, compiles the target and calls it
+twice: with inputs from a factory, or synthesized where that is safe (annotated tensors and Python
+scalars, ``nn.Module`` classes with no required constructor arguments). A target that cannot be run
+is reported ``unverifiable`` with the reason, never as "no break". The runner (``runner.py``) owns
+timeouts and crashes: this process may be killed at any moment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+import time
+import traceback
+import typing
+from pathlib import Path
+from typing import Any
+
+from dynalint.verify.observe import record_breaks, record_traced_lines, reset_dynamo
+from dynalint.verify.run_files import import_path
+from dynalint.verify.run_snippets import (
+    _ERROR_MAX,
+    _USES_DIST,
+    _default_backend,
+    _ensure_process_group,
+    _restored_configs,
+)
+
+
+class Unverifiable(Exception):
+    """The target cannot be run safely or at all; the message says why."""
+
+
+class _Counting:
+    """A backend that counts the graphs it is given and delegates to the real one."""
+
+    def __init__(self, backend: str) -> None:
+        self.graphs = 0
+        self.backend = backend
+
+    def __call__(self, gm: Any, example_inputs: Any) -> Any:
+        self.graphs += 1
+        if self.backend == "eager":
+            return gm.forward
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend(self.backend)(gm, example_inputs)
+
+
+def _device(requested: str) -> str:
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return requested
+
+
+def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str) -> Any:
+    import torch
+
+    hint = hints.get(parameter.name)
+    origin = typing.get_origin(hint)
+    options = typing.get_args(hint) if origin in (typing.Union, getattr(__import__("types"), "UnionType", ())) else (hint,)
+    options = tuple(o for o in options if o is not type(None))
+    if parameter.default is not inspect.Parameter.empty:
+        return parameter.default
+    if any(o is torch.Tensor or (isinstance(o, type) and issubclass(o, torch.Tensor)) for o in options):
+        return torch.randn(2, 8, device=device)
+    for kind, value in ((bool, False), (int, 2), (float, 0.5)):
+        if kind in options:
+            return value
+    raise Unverifiable(
+        f"cannot make an input for parameter `{parameter.name}`"
+        + (" (no annotation)" if hint is None else f" of type {hint!r}")
+        + "; declare an example-inputs factory in [tool.dynalint.verify]"
+    )
+
+
+def _arguments(function: Any, device: str, skip_first: bool = False) -> list[Any]:
+    signature = inspect.signature(function)
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:  # unresolvable string annotations: fall back to none
+        hints = {}
+    parameters = [
+        p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if skip_first:
+        parameters = parameters[1:]
+    return [_synthesize(p, hints, device) for p in parameters]
+
+
+def _resolve(module: Any, qualname: str) -> tuple[Any, Any]:
+    """``(owner class or None, attribute)`` for ``Class.method`` / ``function`` in ``module``."""
+    owner = None
+    value = module
+    parts = qualname.split(".")
+    for index, part in enumerate(parts):
+        if not hasattr(value, part):
+            raise Unverifiable(f"`{qualname}` is not reachable from its module (nested or conditional definition)")
+        if index == len(parts) - 1:
+            owner = value if inspect.isclass(value) else None
+        value = getattr(value, part)
+    return owner, value
+
+
+def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple[Any, list[Any], dict[str, Any]]:
+    import torch
+
+    if job["kind"] == "factory":
+        factory_module, _, name = job["target"].partition(":")
+        factory = getattr(__import__("importlib").import_module(factory_module), name)
+        built = factory()
+        if not (isinstance(built, tuple) and len(built) == 3):
+            raise Unverifiable(f"factory `{job['target']}` must return (callable, args, kwargs)")
+        target, args, kwargs = built
+        if isinstance(target, torch.nn.Module):
+            target = target.to(device)
+        move = lambda v: v.to(device) if isinstance(v, torch.Tensor) else v  # noqa: E731
+        return target, [move(a) for a in args], {k: move(v) for k, v in kwargs.items()}
+    owner, attribute = _resolve(module, job["target"])
+    original = getattr(attribute, "_torchdynamo_orig_callable", attribute)
+    if owner is None:
+        return original, _arguments(original, device), {}
+    if not (inspect.isclass(owner) and issubclass(owner, torch.nn.Module)):
+        raise Unverifiable(f"`{job['target']}` is a method of a class that is not an nn.Module")
+    try:
+        instance = owner().to(device)
+    except TypeError as error:
+        raise Unverifiable(f"constructing `{owner.__name__}` needs arguments ({error}); declare a factory") from None
+    arguments = _arguments(original, device, skip_first=True)
+    if job["target"].endswith(".forward"):
+        return instance, arguments, {}
+    return getattr(instance, job["target"].rsplit(".", 1)[1]), arguments, {}
+
+
+def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, Any]) -> dict[str, Any]:
+    import torch
+    import torch._dynamo.utils
+
+    counting = _Counting(backend)
+    result: dict[str, Any] = {"id": job["id"], "error": None, "unverifiable": None}
+    started = time.perf_counter()
+    with _restored_configs(), record_breaks(job["observed"]) as breaks, record_traced_lines(job["observed"]) as traced:
+        torch._dynamo.utils.guard_failures.clear()
+        try:
+            with _default_backend(counting):  # type: ignore[arg-type]
+                if job["sys_path"] not in sys.path:
+                    sys.path.insert(0, job["sys_path"])
+                source = Path(job["path"]).read_text(encoding="utf-8", errors="replace")
+                if _USES_DIST.search(source):
+                    _ensure_process_group()
+                if job["path"] not in imported:  # module-level code runs once per worker
+                    imported[job["path"]] = import_path(Path(job["path"]))
+                module = imported[job["path"]]
+                first, last = job.get("lines") or (0, -1)
+                target_lines_traced = any(f == job["path"] and first <= line <= last for f, line in traced)
+                if job["kind"] == "factory" or not target_lines_traced:
+                    target, args, kwargs = _callable_and_inputs(job, module, device)
+                    compiled = torch.compile(target, backend=counting, fullgraph=bool(job.get("fullgraph")))
+                    with torch.no_grad():
+                        compiled(*args, **kwargs)
+                        compiled(*args, **kwargs)
+        except Unverifiable as reason:
+            result["unverifiable"] = str(reason)
+        except (Exception, SystemExit) as error:  # user code failed: say how, keep what was observed
+            frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+            where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+            result["error"] = f"{type(error).__name__}: {str(error).strip()}{where}"[:_ERROR_MAX]
+    result.update(
+        breaks=[
+            {"file": b.filename, "line": b.line, "gb_id": b.gb_id, "reason": b.reason, "function": b.function,
+             "frame_skipped": b.frame_skipped}
+            for b in breaks
+        ],
+        traced=sorted([f, line] for f, line in traced),
+        graphs=counting.graphs,
+        recompiles=sum(len(v) for v in torch._dynamo.utils.guard_failures.values()),
+        seconds=round(time.perf_counter() - started, 3),
+        device=device,
+    )
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default="eager")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    options = parser.parse_args(argv)
+    out = sys.stdout
+    sys.stdout = sys.stderr  # user code's prints must not corrupt the protocol
+    import torch  # noqa: F401  (once per worker)
+
+    device = _device(options.device)
+    imported: dict[str, Any] = {}
+    out.write(json.dumps({"ready": True, "device": device}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        reset_dynamo()
+        try:
+            result = run_job(job, options.backend, device, imported)
+        except Exception as error:  # a bug of ours: report it for this job and keep serving
+            result = {"id": job.get("id"), "error": f"internal error in the verify worker: {error!r}",
+                      "unverifiable": None, "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
