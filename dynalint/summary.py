@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from dynalint.guards import IS_COMPILING, Untraced, ast_guard, ast_statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, ast_dotted
@@ -178,6 +179,7 @@ def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
     )
 
 
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.alias)
 _BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
                  ast.AsyncWith, ast.Try)
 
@@ -190,6 +192,7 @@ class _Summarizer(ast.NodeVisitor):
         self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        self._dispatch: dict[type, Any] = {}
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
@@ -199,7 +202,22 @@ class _Summarizer(ast.NodeVisitor):
                 statements = getattr(node, block, None)
                 if statements:
                     self.untraced.update(map(id, ast_statements_after_early_exit(statements, self._is_compiling)))
-        super().visit(node)
+        method = self._dispatch.get(type(node))
+        if method is None:
+            method = self._dispatch[type(node)] = getattr(self, f"visit_{type(node).__name__}", self.generic_visit)
+        method(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        # ``ast.NodeVisitor``'s own loop, minus the leaves (names, constants, operators), which are most
+        # of a tree and hold nothing a summary records: the summarize stage's largest saving.
+        for field_name in node._fields:
+            value = getattr(node, field_name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                self.visit(value)
 
     def visit_Import(self, node: ast.Import) -> None:
         _add_import(self.imports, node, self.summary.module, self.is_package)
