@@ -55,7 +55,7 @@ def is_suppressed(finding: Finding, by_line: dict[int, frozenset[str]]) -> bool:
 
 
 def apply(findings: list[Finding], source: str) -> list[Finding]:
-    if not findings or ("noqa" not in source and "dynalint:" not in source):
+    if not findings or ("noqa" not in source.lower() and "dynalint:" not in source):
         return findings  # no comment can suppress anything: skip tokenizing the file
     by_line = suppressions(source)
     return [f for f in findings if not is_suppressed(f, by_line)] if by_line else findings
