@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from dynalint.rule import Rule
 from dynalint.values import Kind
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
 
 
 class TensorBoundedSlice(Rule):
@@ -19,38 +25,41 @@ class TensorBoundedSlice(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.context.settings.capture_scalar_outputs:
             return
-        for element in node.slice:
-            bound = element.slice
-            if not isinstance(bound, cst.Slice):
-                continue
-            parts = [p for p in (bound.lower, bound.upper, bound.step) if p is not None]
-            kinds = [self.context.kind(p) for p in parts if self._reads_tensor_here(p)]
-            if kinds:
-                self.report(element, confidence=max(kinds).confidence)
-
-    def _reads_tensor_here(self, bound: cst.BaseExpression) -> bool:
-        """A tensor bound, or one converted to a number inside the slice (``a.item()``, ``int(t)``).
-
-        A name bound earlier to ``t.item()`` is already a Python int here: the break happened at its
-        assignment, which ``tensor-item`` / ``tensor-to-scalar`` report.
-        """
-        kind = self.context.kind(bound)
-        if kind.is_tensor_like:
-            return True
-        if kind is not Kind.DATA:
-            return False
-        return any(
-            self.context.kind(node) is Kind.DATA
-            for node in _calls(bound)
-        )
+        for element, bounds in reported_bounds(self.context, node):
+            self.report(element, confidence=max(self.context.kind(b) for b in bounds).confidence)
 
 
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
+def reported_bounds(
+    context: LintContext, node: cst.Subscript
+) -> list[tuple[cst.SubscriptElement, list[cst.BaseExpression]]]:
+    """The slices of ``node`` this rule reports, with the bounds that read tensor data there.
 
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
+    A bound reads tensor data *here* when it is a tensor, or a number converted from one inside the
+    bound (``a.item()``, ``int(t)``). A name bound earlier to ``t.item()`` is already a Python int: the
+    break happened at its assignment, which ``tensor-item`` / ``tensor-to-scalar`` report.
+    """
+    reported = []
+    for element in node.slice:
+        bound = element.slice
+        if not isinstance(bound, cst.Slice):
+            continue
+        parts = [p for p in (bound.lower, bound.upper, bound.step) if p is not None]
+        reading = [p for p in parts if _reads_tensor_here(context, p)]
+        if reading:
+            reported.append((element, reading))
+    return reported
 
-    node.visit(_Collect())
-    return found
+
+def _reads_tensor_here(context: LintContext, bound: cst.BaseExpression) -> bool:
+    kind = context.kind(bound)
+    if kind.is_tensor_like:
+        return True
+    return kind is Kind.DATA and any(context.kind(call) is Kind.DATA for call in calls_within(bound))
+
+
+def calls_within(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Every call in ``node``'s subtree, ``node`` included."""
+    if isinstance(node, cst.Call):
+        yield node
+    for child in node.children:
+        yield from calls_within(child)

@@ -7,11 +7,11 @@ calls inside the subscript are visited and records them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.checks.tensor_bounded_slice import calls_within, reported_bounds
 from dynalint.rule import Rule
 
 if TYPE_CHECKING:
@@ -33,18 +33,11 @@ class TensorToScalar(Rule):
         self._in_flagged_slice: set[int] = set()
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        # DYN103 (tensor-bounded-slice) reports a slice bound that is a tensor, or a number read from
-        # one inside the bound; a conversion here makes the bound such a number (``Kind.DATA``), so
-        # DYN103 reports exactly the bounds whose kind is data-dependent. Those conversions are its.
+        # Conversions inside a slice bound that DYN103 (tensor-bounded-slice) reports are its findings.
         if self.context.settings.capture_scalar_outputs:
             return
-        for element in node.slice:
-            bound = element.slice
-            if not isinstance(bound, cst.Slice):
-                continue
-            for part in (bound.lower, bound.upper, bound.step):
-                if part is not None and self.context.kind(part).is_data_dependent:
-                    self._in_flagged_slice.update(id(call) for call in _calls(part))
+        for _, bounds in reported_bounds(self.context, node):
+            self._in_flagged_slice.update(id(call) for bound in bounds for call in calls_within(bound))
 
     def visit_Call(self, node: cst.Call) -> None:
         call = CONVERSIONS.get(self.context.resolve(node.func) or "")
@@ -58,9 +51,3 @@ class TensorToScalar(Rule):
         if kind.is_tensor_like:
             self.report(node, confidence=kind.confidence, call=call)
 
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    if isinstance(node, cst.Call):
-        yield node
-    for child in node.children:
-        yield from _calls(child)

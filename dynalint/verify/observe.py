@@ -167,8 +167,6 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
     import torch._dynamo.convert_frame  # noqa: F401
     import torch._dynamo.exc  # noqa: F401
     import torch._dynamo.symbolic_convert  # noqa: F401
-    from torch._logging._internal import log_registry
-
     import torch._dynamo.utils
 
     reset_dynamo()
@@ -178,23 +176,33 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
     saved_add = checker.add
     checker.add = lambda item: True  # type: ignore[method-assign]
     sink: list[ObservedBreak] = []
-    handler = _BreakHandler(filename, sink)
-    saved: list[tuple[logging.Logger, int, bool]] = []
-    for qname in log_registry.get_artifact_log_qnames():
-        if qname.endswith("__graph_breaks"):
-            lg = logging.getLogger(qname)
-            saved.append((lg, lg.level, lg.propagate))
-            lg.setLevel(logging.DEBUG)
-            lg.propagate = False
-            lg.addHandler(handler)
     try:
-        yield sink
+        with _artifact("graph_breaks", _BreakHandler(filename, sink)):
+            yield sink
     finally:
         checker.add = saved_add  # type: ignore[method-assign]
-        for lg, level, propagate in saved:
-            lg.removeHandler(handler)
-            lg.setLevel(level)
-            lg.propagate = propagate
+
+
+@contextlib.contextmanager
+def _artifact(name: str, handler: logging.Handler) -> Iterator[None]:
+    """Route Dynamo's ``name`` logging artifact to ``handler`` only (not torch's stderr handler)."""
+    from torch._logging._internal import log_registry
+
+    saved: list[tuple[logging.Logger, int, bool]] = []
+    for qname in log_registry.get_artifact_log_qnames():
+        if qname.endswith(f"__{name}"):
+            logger = logging.getLogger(qname)
+            saved.append((logger, logger.level, logger.propagate))
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+            logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for logger, level, propagate in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
 
 
 _TRACE_RE = re.compile(r"TRACE starts_line (?P<file>.+?):(?P<line>\d+) in ")
@@ -220,22 +228,7 @@ def record_traced_lines(observed: str) -> Iterator[set[tuple[str, int]]]:
     predicted break on it that did not happen is refuted, and one that never appears was not reached.
     """
     import torch._dynamo.symbolic_convert  # noqa: F401  (registers the artifact logger)
-    from torch._logging._internal import log_registry
 
     sink: set[tuple[str, int]] = set()
-    handler = _TraceHandler(observed, sink)
-    saved: list[tuple[logging.Logger, int, bool]] = []
-    for qname in log_registry.get_artifact_log_qnames():
-        if qname.endswith("__trace_source"):
-            logger = logging.getLogger(qname)
-            saved.append((logger, logger.level, logger.propagate))
-            logger.setLevel(logging.DEBUG)
-            logger.propagate = False
-            logger.addHandler(handler)
-    try:
+    with _artifact("trace_source", _TraceHandler(observed, sink)):
         yield sink
-    finally:
-        for logger, level, propagate in saved:
-            logger.removeHandler(handler)
-            logger.setLevel(level)
-            logger.propagate = propagate
