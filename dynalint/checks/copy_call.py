@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.checks._instances import constructed_by, is_nn_module
+from dynalint.instances import constructed_by, is_nn_module
 from dynalint.finding import Confidence
 from dynalint.rule import Rule
 from dynalint.values import Kind

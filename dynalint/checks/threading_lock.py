@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.checks._instances import constructed_by
+from dynalint.instances import constructed_by
 from dynalint.names import cst_dotted
 from dynalint.rule import Rule
 

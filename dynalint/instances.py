@@ -1,4 +1,4 @@
-"""What built an object: shared by the rules that flag methods of, or ``with`` on, particular instances.
+"""Lint-stage helper for rules: what built an object (shared by rules that flag methods of, or ``with`` on, particular instances).
 
 The lint stage knows a value's *kind* (tensor, data, metadata) from ``values.py``, but not the class of
 an arbitrary object. Rules such as ``threading-lock`` and ``tqdm-call`` need exactly that for two
