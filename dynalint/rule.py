@@ -44,6 +44,9 @@ class Rule(cst.BatchableCSTVisitor):
     requires: ClassVar[tuple[str, ...]] = ()  # Dynamo settings that must be off, e.g. capture_scalar_outputs
     default: ClassVar[bool] = True
     confidence: ClassVar[Confidence] = Confidence.CERTAIN
+    # What goes wrong: "break" (a graph break), or a hazard that is not one: "recompile",
+    # "rank-divergence" (a break on some ranks only), "stale-value" (a value folded into the graph).
+    hazard: ClassVar[str] = "break"
 
     def __init__(self, context: LintContext) -> None:
         super().__init__()

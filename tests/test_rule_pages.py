@@ -1,14 +1,26 @@
 """The rule pages are the catalogue's documentation *and* its proof.
 
 Statically, every Example block yields exactly its ``# error: CODE`` (line, code) pairs with only its
-rule enabled, and every Use-instead (or When-this-does-not-apply) block yields nothing. Under real Dynamo (torch 2.13 on the CPU,
-all blocks in one subprocess), every annotated line of an Example breaks the graph with one of the
-rule's GB ids, no other line of it breaks, and every Use-instead block compiles without any break.
+rule enabled, and every Use-instead (or When-this-does-not-apply) block yields nothing. Under real Dynamo
+(torch 2.13 on the CPU, all blocks in one subprocess), what an Example must show depends on the page's
+``Kind:`` (metadata line; ``break`` when absent), and every Use-instead block must show none of it:
+
+- ``break``: every annotated line breaks the graph with one of the rule's GB ids and no other line breaks;
+  Use-instead compiles without any break.
+- ``recompile``: no break; some frame recompiles more than ``RECOMPILES_ALLOWED`` times (one recompile is
+  automatic dynamic shapes doing its job) and every annotated line installed a guard that failed;
+  Use-instead: no break, no frame recompiled more than that.
+- ``rank-divergence`` (run as rank 0 and rank 1 under the fake process group): every annotated line
+  breaks on some ranks and not on others, no other line breaks, and the ranks compile different numbers
+  of graphs; Use-instead breaks on no rank.
+- ``stale-value`` (every compiled call replayed eagerly): no break, and some call returns something else
+  than the eager replay; Use-instead: no break, no mismatch.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -21,8 +33,18 @@ from conftest import run_snippets
 
 PAGES = catalog.load_pages()
 RULES = {rule.code: rule for rule in ALL_RULES}
-SECTIONS = ("What it does", "Why does it break the graph?", "Example", "Use instead", "When this does not apply",
-            "References")
+KINDS = ("break", "recompile", "rank-divergence", "stale-value")
+WHY = {"break": "Why does it break the graph?", "recompile": "Why does it recompile?",
+       "rank-divergence": "Why does it break the graph?", "stale-value": "Why is the value stale?"}
+HARNESS_MODES = {"rank-divergence": {"ranks": [0, 1]}, "stale-value": {"compare_eager": True}}
+RECOMPILES_ALLOWED = 1
+
+
+def kind_of(page: catalog.Page) -> str:
+    match = re.search(r"Kind:\s*([a-z-]+)", page.text.splitlines()[2])
+    return match.group(1) if match else "break"
+
+
 EXAMPLES = [b for page in PAGES.values() for b in page.blocks("Example")]
 # Blocks under "When this does not apply" show settings under which the construct does not break:
 # they are held to the same standard as "Use instead" (no finding, no break).
@@ -40,8 +62,12 @@ def test_page_structure(code: str) -> None:
     page, rule = PAGES[code], RULES[code]
     assert page.name == rule.name
     assert page.path.name == f"{rule.code}-{rule.name}.md"
-    assert [s for s in page.sections if s in SECTIONS] == list(SECTIONS), "sections missing or out of order"
     metadata = page.text.splitlines()[2]
+    assert kind_of(page) in KINDS
+    assert kind_of(page) == rule.hazard, "the page's Kind: and the rule's `hazard` must agree"
+    sections = ("What it does", WHY[kind_of(page)], "Example", "Use instead", "When this does not apply", "References")
+    assert [s for s in page.sections if s in set(WHY.values()) | set(sections)] == list(sections), \
+        "sections missing or out of order"
     for gb_id in rule.gb_ids:
         assert gb_id in metadata, f"{gb_id} missing from the metadata line"
         assert f"gb/gb{gb_id[2:]}.html" in page.sections["References"], f"no reference page for {gb_id}"
@@ -69,23 +95,71 @@ def test_use_instead_yields_nothing(block: catalog.Block) -> None:
 
 @pytest.fixture(scope="session")
 def dynamo_results() -> dict[str, dict]:
-    return run_snippets([{"id": b.id, "source": b.source} for b in EXAMPLES + USE_INSTEAD])
+    return run_snippets([
+        {"id": b.id, "source": b.source, **HARNESS_MODES.get(kind_of(PAGES[b.page]), {})}
+        for b in EXAMPLES + USE_INSTEAD
+    ])
+
+
+def _annotated(block: catalog.Block) -> set[int]:
+    return {line for line, _ in block.expected()}
+
+
+def _breaks(result: dict) -> set[tuple[int, str]]:
+    return {(b["line"], b["gb_id"]) for b in result["breaks"]}
+
+
+def _most_recompiles(result: dict) -> int:
+    """Recompilations of the most recompiled frame (``compile_id`` is ``frame/attempt``)."""
+    per_frame = Counter((r.get("rank"), r["compile_id"].split("/")[0]) for r in result["recompiles"])
+    return max(per_frame.values(), default=0)
+
+
+def _example_breaks(block: catalog.Block, result: dict) -> None:
+    gb_ids = RULES[block.page].gb_ids
+    observed = _breaks(result)
+    for line in _annotated(block):
+        assert any(gb in gb_ids for seen_line, gb in observed if seen_line == line), (
+            f"line {line} did not break with one of {gb_ids}; Dynamo saw {sorted(observed)}"
+        )
+    unexplained = {(line, gb) for line, gb in observed if line not in _annotated(block)}
+    assert not unexplained, f"breaks on lines the page does not annotate: {sorted(unexplained)}"
+
+
+def _example_recompiles(block: catalog.Block, result: dict) -> None:
+    assert not result["breaks"], result["breaks"]
+    assert _most_recompiles(result) > RECOMPILES_ALLOWED, f"recompiles: {result['recompiles']}"
+    guard_lines = {r["line"] for r in result["recompiles"]}
+    for line in _annotated(block):
+        assert line in guard_lines, f"no failing guard from line {line}; recompiles: {result['recompiles']}"
+
+
+def _example_diverges(block: catalog.Block, result: dict) -> None:
+    per_rank = {rank: {line for line, _ in _breaks(r)} for rank, r in result["per_rank"].items()}
+    for line in _annotated(block):
+        breaking = {rank for rank, lines in per_rank.items() if line in lines}
+        assert breaking and breaking != set(per_rank), f"line {line} broke on ranks {sorted(breaking)} of {sorted(per_rank)}"
+    unexplained = {line for lines in per_rank.values() for line in lines} - _annotated(block)
+    assert not unexplained, f"breaks on lines the page does not annotate: {sorted(unexplained)}"
+    graphs = {rank: r["graphs"] for rank, r in result["per_rank"].items()}
+    assert len(set(graphs.values())) > 1, f"every rank compiled the same number of graphs: {graphs}"
+
+
+def _example_goes_stale(block: catalog.Block, result: dict) -> None:
+    assert not result["breaks"], result["breaks"]
+    assert result["mismatches"], "every compiled call matched its eager replay"
+
+
+EXAMPLE_CHECKS = {"break": _example_breaks, "recompile": _example_recompiles,
+                  "rank-divergence": _example_diverges, "stale-value": _example_goes_stale}
 
 
 @pytest.mark.torch
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: b.id)
-def test_example_really_breaks_under_dynamo(block: catalog.Block, dynamo_results: dict[str, dict]) -> None:
+def test_example_really_shows_its_hazard_under_dynamo(block: catalog.Block, dynamo_results: dict[str, dict]) -> None:
     result = dynamo_results[block.id]
     assert result["error"] is None, result["error"]
-    rule = RULES[block.page]
-    observed = {(b["line"], b["gb_id"]) for b in result["breaks"]}
-    annotated = {line for line, _ in block.expected()}
-    for line in annotated:
-        assert any(gb in rule.gb_ids for seen_line, gb in observed if seen_line == line), (
-            f"line {line} did not break with one of {rule.gb_ids}; Dynamo saw {sorted(observed)}"
-        )
-    unexplained = {(line, gb) for line, gb in observed if line not in annotated}
-    assert not unexplained, f"breaks on lines the page does not annotate: {sorted(unexplained)}"
+    EXAMPLE_CHECKS[kind_of(PAGES[block.page])](block, result)
 
 
 @pytest.mark.torch
@@ -93,7 +167,12 @@ def test_example_really_breaks_under_dynamo(block: catalog.Block, dynamo_results
 def test_use_instead_compiles_without_a_break(block: catalog.Block, dynamo_results: dict[str, dict]) -> None:
     result = dynamo_results[block.id]
     assert result["error"] is None, result["error"]
-    assert result["breaks"] == [], result["breaks"]
+    assert result["breaks"] == [], result["breaks"]  # in the ranks mode: the union over the ranks
+    kind = kind_of(PAGES[block.page])
+    if kind == "recompile":
+        assert _most_recompiles(result) <= RECOMPILES_ALLOWED, f"recompiles: {result['recompiles']}"
+    elif kind == "stale-value":
+        assert result["mismatches"] == [], result["mismatches"]
 
 
 def test_readme_lists_every_rule_with_its_page() -> None:

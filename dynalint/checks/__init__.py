@@ -6,6 +6,7 @@ Adding a rule touches three files: its module here, one line below, and its page
 from __future__ import annotations
 
 from dynalint.checks.async_collective import AsyncCollective
+from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
@@ -14,10 +15,13 @@ from dynalint.checks.disabled_call import DisabledCall
 from dynalint.checks.disabled_collective import DisabledCollective
 from dynalint.checks.dynamic_output_shape import DynamicOutputShape
 from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
+from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.print_call import PrintCall
+from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
+from dynalint.checks.rank_divergent_break import RankDivergentBreak
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
 from dynalint.checks.tensor_item import TensorItem
 from dynalint.checks.tensor_sort_key import TensorSortKey
@@ -52,4 +56,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DisabledCollective,
     AsyncCollective,
     BreakingCollective,
+    RankDivergentBreak,
+    BakedRuntimeValue,
+    PythonScalarRecompile,
+    GlobalMutation,
 )

@@ -1,25 +1,51 @@
-"""Run snippets under torch.compile and report the graph breaks Dynamo logs.
+"""Run snippets under torch.compile and report what Dynamo did: graph breaks, graphs, recompiles.
 
 Usage: ``python -m dynalint.verify.run_snippets [--timeout S] < snippets.json``
 
-stdin:  ``[{"id": str, "source": str}, ...]``, each source a complete program
-        that imports torch, compiles a function and calls it.
-stdout: ``{id: {"breaks": [{"gb_id", "reason", "line", "function"}, ...],
-        "error": str | null}}`` and nothing else (snippet output goes to stderr).
+stdin:  ``[{"id": str, "source": str, "ranks"?: [int], "compare_eager"?: bool}, ...]``, each source a
+        complete program that imports torch, compiles a function and calls it.
+stdout: ``{id: result}`` and nothing else (snippet output goes to stderr), where a result is
+        ``{"breaks": [{"gb_id", "reason", "line", "function"}, ...], "error": str | null,
+        "graphs": int | null, "recompiles": [{"compile_id", "line", "reason"}, ...], "recompile_limit": int}``.
 
-Each snippet runs in a fresh ``__main__`` module compiled under the file name
-``snippet_<n>.py`` (registered with linecache), with Dynamo state and the
-dynamo/inductor/functorch configs reset between snippets.  Snippets that
-mention ``torch.distributed`` get a single-process gloo group (rank 0,
-world_size 1), created once and destroyed at the end.
+- ``graphs``: FX graphs handed to a backend. ``torch.compile`` defaults to ``backend="eager"`` and every
+  backend but inductor is wrapped in a counting backend that compares equal exactly when the backend it
+  wraps does, so Dynamo's backend-match guard sees what it would see unwrapped (a snippet that uses
+  inductor gets ``null``).
+- ``recompiles``: one entry per compilation of a frame Dynamo had compiled before, read from
+  ``torch._dynamo.utils.get_compilation_metrics()`` (each record carries the failing guard as
+  ``recompile_reason``; ``guard_failures`` holds one entry per cache entry *checked*, not per
+  recompile). ``line`` is the snippet line that installed the failing guard, when the reason names one.
+  ``recompile_limit`` counts the compilations refused by ``config.recompile_limit`` (the frame then
+  runs eagerly).
+
+Two modes, asked for by the snippet's keys or by a first-line comment
+``# dynalint-harness: ranks=0,1 compare-eager``:
+
+- ``ranks``: the snippet runs once per rank under torch's fake process group (one process, Dynamo
+  reset in between); the result adds ``per_rank: {rank: result}``; its own ``breaks`` are the union,
+  ``recompiles`` (and ``mismatches``) all ranks' (each with its ``rank``), ``error`` the first error,
+  ``graphs`` null.
+- ``compare_eager``: every call of a compiled callable is replayed eagerly (the original function or
+  module, on deep copies of the arguments) and the outputs compared; the result adds
+  ``mismatches: [{"line", "compiled", "eager"}]``, ``line`` being the snippet line of the call.
+
+Each snippet runs in a fresh ``__main__`` module compiled under the file name ``snippet_<n>.py``
+(registered with linecache), with Dynamo state, the dynamo/inductor/functorch configs and
+``os.environ`` restored between snippets. Snippets that mention ``torch.distributed`` (outside the
+ranks mode) get a single-process gloo group (rank 0, world_size 1), created once and destroyed at
+the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
+import functools
 import json
 import linecache
+import os
 import re
 import signal
 import socket
@@ -31,6 +57,9 @@ from dynalint.verify.observe import record_breaks
 
 _USES_DIST = re.compile(r"torch\.distributed|from\s+torch\s+import\s+[^\n]*\bdistributed\b")
 _ERROR_MAX = 2000
+_DIRECTIVE = re.compile(r"#\s*dynalint-harness:\s*(?P<options>.*)")
+_RECOMPILE_LIMIT = "Dynamo recompile limit exceeded"  # the Gb_type of the refusal
+_SHOWN_MAX = 200
 
 
 class SnippetTimeout(Exception):
@@ -95,14 +124,135 @@ def _as_main(filename: str, source: str) -> Iterator[dict[str, Any]]:
         linecache.cache.pop(filename, None)
 
 
+class _CountingBackend:
+    """A backend that counts the graphs it is handed and delegates them to ``inner``.
+
+    It compares equal exactly when the backends it wraps do: ``torch.compile`` wraps a backend in a
+    ``_TorchCompileWrapper`` whose ``__eq__`` compares them, and Dynamo recompiles a frame when a call's
+    backend is not equal to the cached one (BACKEND_MATCH). A new backend object per call must still
+    recompile here, and the same one must not.
+    """
+
+    def __init__(self, inner: Any, observer: _CompileObserver) -> None:
+        self.inner = inner
+        self.observer = observer
+        self.__name__ = getattr(inner, "__name__", str(inner))
+
+    def __call__(self, gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
+        self.observer.graphs += 1
+        if isinstance(self.inner, str):
+            from torch._dynamo.backends.registry import lookup_backend
+
+            return lookup_backend(self.inner)(gm, example_inputs, **kwargs)
+        return self.inner(gm, example_inputs, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _CountingBackend) and bool(self.inner == other.inner)
+
+    def __hash__(self) -> int:
+        try:
+            return hash(self.inner)
+        except TypeError:
+            return id(self.inner)
+
+
+class _ComparedCall:
+    """A compiled callable whose every call is replayed eagerly on copies of its arguments and compared."""
+
+    def __init__(self, compiled: Any, original: Any, observer: _CompileObserver) -> None:
+        self._compiled = compiled
+        self._original = original
+        self._observer = observer
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if torch.compiler.is_compiling():  # called from another compiled function: Dynamo inlines it
+            return self._compiled(*args, **kwargs)
+        try:
+            replay_args, replay_kwargs = copy.deepcopy((args, kwargs))
+        except Exception:  # noqa: BLE001  (uncopyable arguments: replay on the same objects)
+            replay_args, replay_kwargs = args, kwargs
+        got = self._compiled(*args, **kwargs)
+        want = self._original(*replay_args, **replay_kwargs)
+        if not _same(got, want):
+            self._observer.mismatches.append(
+                {"line": _caller_line(self._observer.filename), "compiled": _shown(got), "eager": _shown(want)}
+            )
+        return got
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """Bind like the function it stands for when it decorates a method."""
+        return self if instance is None else functools.partial(self, instance)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("_compiled", "_original", "_observer"):  # not set yet (copy, pickle)
+            raise AttributeError(name)
+        return getattr(self._compiled, name)
+
+
+def _same(got: Any, want: Any) -> bool:
+    import torch
+
+    if isinstance(got, torch.Tensor) or isinstance(want, torch.Tensor):
+        return (
+            isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)
+            and got.shape == want.shape and got.dtype == want.dtype
+            and bool(torch.allclose(got.detach(), want.detach(), rtol=1e-5, atol=1e-6, equal_nan=True))
+        )
+    if isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)):
+        return type(got) is type(want) and len(got) == len(want) and all(map(_same, got, want))
+    if isinstance(got, dict) and isinstance(want, dict):
+        return got.keys() == want.keys() and all(_same(got[k], want[k]) for k in got)
+    try:
+        return bool(got == want)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN_MAX else text[: _SHOWN_MAX - 3] + "..."
+
+
+def _caller_line(filename: str) -> int:
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename != filename:
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_lineno if frame is not None else 0
+
+
+class _CompileObserver:
+    """What the patched ``torch.compile`` saw while one snippet ran."""
+
+    def __init__(self, filename: str, compare_eager: bool = False) -> None:
+        self.filename = filename
+        self.compare_eager = compare_eager
+        self.graphs = 0
+        self.uncounted = False  # a backend that could not be wrapped (inductor) compiled something
+        self.mismatches: list[dict[str, Any]] = []
+
+    def backend(self, backend: Any) -> Any:
+        if isinstance(backend, _CountingBackend):
+            return backend
+        if backend == "inductor":
+            self.uncounted = True
+            return backend
+        return _CountingBackend(backend, self)
+
+    def wrap(self, compiled: Any, original: Any) -> Any:
+        return _ComparedCall(compiled, original, self) if self.compare_eager else compiled
+
+
 @contextlib.contextmanager
-def _default_backend(backend: str | None) -> Iterator[None]:
+def _default_backend(backend: str | None, observer: _CompileObserver | None = None) -> Iterator[None]:
     """Make ``torch.compile`` default to ``backend`` while a snippet runs.
 
     Graph breaks are decided by Dynamo before any backend sees a graph, so ``"eager"`` observes the
-    same breaks as inductor at a fraction of the cost; a snippet that names a backend keeps it.
+    same breaks as inductor at a fraction of the cost; a snippet that names a backend keeps it. With an
+    ``observer``, backends are wrapped to count graphs, and compiled callables to compare with eager.
     """
-    if backend is None:
+    if backend is None and observer is None:
         yield
         return
     import torch
@@ -110,8 +260,14 @@ def _default_backend(backend: str | None) -> Iterator[None]:
     original = torch.compile
 
     def compile_with_default(model: Any = None, **kwargs: Any) -> Any:
-        kwargs.setdefault("backend", backend)
-        return original(model, **kwargs) if model is not None else original(**kwargs)
+        if backend is not None:
+            kwargs.setdefault("backend", backend)
+        if observer is None:
+            return original(model, **kwargs) if model is not None else original(**kwargs)
+        if model is None:  # ``@torch.compile(...)``: torch's own decorator would call us again
+            return functools.partial(compile_with_default, **kwargs)
+        kwargs["backend"] = observer.backend(kwargs.get("backend", "inductor"))
+        return observer.wrap(original(model, **kwargs), model)
 
     torch.compile = compile_with_default  # type: ignore[assignment]
     try:
@@ -138,12 +294,72 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def run_one(n: int, source: str, timeout: float = 0, backend: str | None = "eager") -> dict[str, Any]:
-    """Run one snippet; return its breaks and error (``None`` when it ran through)."""
+@contextlib.contextmanager
+def _restored_environ() -> Iterator[None]:
+    """Undo a snippet's changes to ``os.environ`` (stale-value examples set variables)."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        for key in set(os.environ) - set(saved):
+            del os.environ[key]
+        for key, value in saved.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+
+
+def _recompiles(filename: str) -> tuple[list[dict[str, Any]], int]:
+    """Recompilations since the metrics were last cleared, and how many the recompile limit refused."""
+    from torch._dynamo.utils import get_compilation_metrics
+
+    frame = re.compile(rf'File "{re.escape(filename)}", line (\d+)')
+    marker = re.compile(rf"{re.escape(filename)}:(\d+)")
+    recompiles, refused = [], 0
+    for metrics in get_compilation_metrics():
+        if metrics.fail_reason and _RECOMPILE_LIMIT in metrics.fail_reason:
+            refused += 1
+        reason = metrics.recompile_reason
+        if not reason:
+            continue
+        lines = frame.findall(reason) or marker.findall(reason)
+        recompiles.append({
+            "compile_id": str(metrics.compile_id),  # "frame/attempt"
+            "line": int(lines[-1]) if lines else None,
+            "reason": reason.splitlines()[0][:_SHOWN_MAX],
+        })
+    return recompiles, refused
+
+
+def options_of(snippet: dict[str, Any]) -> dict[str, Any]:
+    """The harness modes a snippet asks for: its ``ranks`` / ``compare_eager`` keys or a first-line comment."""
+    options: dict[str, Any] = {"ranks": snippet.get("ranks"), "compare_eager": bool(snippet.get("compare_eager"))}
+    first = snippet["source"].split("\n", 1)[0]
+    directive = _DIRECTIVE.match(first.strip())
+    if directive:
+        for option in directive.group("options").split():
+            name, _, value = option.partition("=")
+            if name == "ranks":
+                options["ranks"] = [int(r) for r in value.split(",") if r]
+            elif name == "compare-eager":
+                options["compare_eager"] = True
+            else:
+                raise ValueError(f"unknown dynalint-harness option {option!r}")
+    return options
+
+
+def run_one(
+    n: int, source: str, timeout: float = 0, backend: str | None = "eager", compare_eager: bool = False
+) -> dict[str, Any]:
+    """Run one snippet; return its breaks, graphs, recompiles and error (``None`` when it ran through)."""
+    from torch._dynamo.utils import clear_compilation_metrics
+
     filename = f"snippet_{n}.py"
     error: str | None = None
-    with _restored_configs(), _default_backend(backend), _as_main(filename, source) as namespace:
+    observer = _CompileObserver(filename, compare_eager)
+    with _restored_configs(), _restored_environ(), _default_backend(backend, observer), \
+            _as_main(filename, source) as namespace:
         with record_breaks(filename) as breaks:
+            clear_compilation_metrics()
             try:
                 if _USES_DIST.search(source):
                     _ensure_process_group()
@@ -152,22 +368,73 @@ def run_one(n: int, source: str, timeout: float = 0, backend: str | None = "eage
                     exec(code, namespace)
             except (Exception, SystemExit) as e:  # noqa: BLE001  (report, keep going)
                 error = f"{type(e).__name__}: {str(e).strip()}"[:_ERROR_MAX]
-    return {
+        recompiles, refused = _recompiles(filename)
+    result: dict[str, Any] = {
         "breaks": [
             {"gb_id": b.gb_id, "reason": b.reason, "line": b.line, "function": b.function}
             for b in breaks
         ],
         "error": error,
+        "graphs": None if observer.uncounted else observer.graphs,
+        "recompiles": recompiles,
+        "recompile_limit": refused,
+    }
+    if compare_eager:
+        result["mismatches"] = observer.mismatches
+    return result
+
+
+def run_ranks(
+    n: int, source: str, ranks: list[int], timeout: float = 0, backend: str | None = "eager",
+    compare_eager: bool = False,
+) -> dict[str, Any]:
+    """Run one snippet once per rank under the fake process group; per-rank results plus their union."""
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    _destroy_process_group()  # the gloo group of earlier snippets; the next one that needs it recreates it
+    per_rank: dict[str, dict[str, Any]] = {}
+    for rank in ranks:
+        dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=max(ranks) + 1)
+        try:
+            per_rank[str(rank)] = run_one(n, source, timeout, backend, compare_eager)
+        finally:
+            _destroy_process_group()
+    union: list[dict[str, Any]] = []
+    for result in per_rank.values():
+        union += [b for b in result["breaks"] if b not in union]
+    errors = [r["error"] for r in per_rank.values() if r["error"]]
+    merged: dict[str, Any] = {}
+    if compare_eager:
+        merged["mismatches"] = [{**m, "rank": int(rank)} for rank, r in per_rank.items() for m in r["mismatches"]]
+    return {
+        **merged,
+        "breaks": union,
+        "error": errors[0] if errors else None,
+        "graphs": None,
+        "recompiles": [{**r, "rank": int(rank)} for rank, result in per_rank.items() for r in result["recompiles"]],
+        "recompile_limit": sum(r["recompile_limit"] for r in per_rank.values()),
+        "per_rank": per_rank,
     }
 
 
 def run_all(
-    snippets: list[dict[str, str]], timeout: float = 0, backend: str | None = "eager"
+    snippets: list[dict[str, Any]], timeout: float = 0, backend: str | None = "eager"
 ) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
     try:
         for n, snippet in enumerate(snippets):
-            results[str(snippet["id"])] = run_one(n, snippet["source"], timeout, backend)
+            try:
+                options = options_of(snippet)
+            except ValueError as e:
+                results[str(snippet["id"])] = {"breaks": [], "error": f"ValueError: {e}", "graphs": None,
+                                               "recompiles": [], "recompile_limit": 0}
+                continue
+            if options["ranks"]:
+                result = run_ranks(n, snippet["source"], options["ranks"], timeout, backend, options["compare_eager"])
+            else:
+                result = run_one(n, snippet["source"], timeout, backend, options["compare_eager"])
+            results[str(snippet["id"])] = result
     finally:
         _destroy_process_group()
         from dynalint.verify.observe import reset_dynamo
