@@ -44,9 +44,13 @@ def torch_nn() -> Path:
         raise SystemExit("torch is not installed: pip install torch==2.13.0")
     source = Path(spec.origin).parent / "nn"
     version = metadata.version("torch")
-    target = CACHE / f"torch-{version}" / "nn"
+    package = CACHE / f"torch-{version}" / "torch"
+    target = package / "nn"
     if not target.is_dir():
         shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        # Keep ``torch.nn...`` module names (an empty ``torch`` package around the copy), so that names
+        # resolve as in the installed tree: ``torch.nn.modules.module.Module`` is the module base class.
+        (package / "__init__.py").write_text("", encoding="utf-8")
     return target
 
 
