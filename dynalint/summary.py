@@ -350,13 +350,12 @@ class _Summarizer(ast.NodeVisitor):
         cls = self.summary.classes.get(class_name)
         if cls is None:
             return
-        last = resolved.rsplit(".", 1)[-1]
         if resolved in CONTAINERS:
             cls.container_items[attr] = [
                 ast_dotted(item.func) or "" for arg in value.args for item in _container_elements(arg)
             ]
-        elif resolved in PARAMETERS or (resolved.startswith("torch.") and not last[:1].isupper()):
-            cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ...
+        elif resolved in PARAMETERS or (resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR):
+            cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ... (not torch.device(...))
         else:
             cls.attr_types[attr] = resolved
 

@@ -85,6 +85,8 @@ class PythonScalarRecompile(Rule):
         if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self" \
                 and self._module_container(value.attr.value):
             for element in node.slice:
+                if isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.BaseString):
+                    continue  # ``self.heads[f"{size}"]``: a key per configured size, not per step
                 self._report_mentions(element, "an index into a module container", node)
 
     # -- helpers ---------------------------------------------------------------------------------

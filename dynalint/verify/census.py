@@ -2,8 +2,8 @@
 
 ``census(jobs, results)`` -> ``{function: {graphs, breaks, break_sites, skipped_frames, recompiles,
 seconds, status}}``, written by ``--census-out``. ``compare(current, baseline)`` says which functions
-got worse (more breaks or more graphs than the baseline: exit 1, naming the new break sites) and which
-got better. No torch here.
+got worse (more breaks or more graphs than the baseline, or breaks in a function the baseline does
+not hold: exit 1, naming the new break sites) and which got better. No torch here.
 """
 
 from __future__ import annotations
@@ -58,12 +58,22 @@ class Comparison:
 
 
 def compare(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> Comparison:
-    """Functions with more breaks or graphs than their baseline are regressions; fewer are improvements."""
+    """Functions with more breaks or graphs than their baseline (none when absent from it) are
+    regressions; fewer are improvements."""
     outcome = Comparison()
     before_all = baseline.get("functions", {})
     for name, now in sorted(current.get("functions", {}).items()):
         before = before_all.get(name)
-        if before is None or now["status"] != "ran" or before.get("status") != "ran":
+        if before is None:
+            # The census holds only functions with findings: one missing from the baseline had no
+            # break then (or did not exist), so any break it has now is new.
+            if now["status"] == "ran" and now["breaks"]:
+                outcome.regressions.append(
+                    f"{name}: breaks 0 -> {now['breaks']} (not in the baseline); "
+                    f"new break sites: {', '.join(now['break_sites'])}"
+                )
+            continue
+        if now["status"] != "ran" or before.get("status") != "ran":
             continue
         new_sites = sorted(set(now["break_sites"]) - set(before.get("break_sites", ())))
         gone_sites = sorted(set(before.get("break_sites", ())) - set(now["break_sites"]))

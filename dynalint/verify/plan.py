@@ -19,7 +19,7 @@ from dynalint.program import Program
 
 @dataclass(frozen=True)
 class Job:
-    id: str  # census key: ``path::Qualname`` or ``factory:module:function``
+    id: str  # census key: ``path::Qualname`` (path relative to ``observed``) or ``factory:module:function``
     kind: str  # "function" | "factory"
     path: str  # the file to import (absolute)
     sys_path: str  # the folder that makes ``module`` importable
@@ -52,7 +52,9 @@ def plan(findings: Sequence[Finding], program: Program | None, factories: Sequen
         depth = dotted.count(".") + (1 if is_package else 0)
         sys_path = path.parents[depth]  # the folder above the outermost package
         observed = root.resolve() if _inside(path, root) else project_root(path)
-        job_id = f"{summary.path}::{function.qualname}"
+        # The census key: relative to the same folder as the break sites, not to the working
+        # directory, so that a baseline recorded from elsewhere still names the same functions.
+        job_id = f"{path.relative_to(observed).as_posix()}::{function.qualname}"
         jobs.setdefault(
             job_id,
             Job(job_id, "function", str(path), str(sys_path), str(observed), dotted, function.qualname,

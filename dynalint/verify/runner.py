@@ -43,6 +43,7 @@ class _Worker:
             start_new_session=True,  # its own process group: a kill takes user subprocesses with it
         )
         self._buffer = b""
+        self.closed = False  # its stdout reached end of file: it died, or is dying
         ready = self.read_line(STARTUP_SECONDS)
         if ready is None or not json.loads(ready).get("ready"):
             raise WorkerError(f"the verify worker did not start: {self.last_words()}")
@@ -61,6 +62,7 @@ class _Worker:
                     return None
                 chunk = os.read(self.process.stdout.fileno(), 1 << 16)
                 if not chunk:
+                    self.closed = True
                     return None
                 self._buffer += chunk
         finally:
@@ -96,7 +98,11 @@ class _Worker:
         return text[-1] if text else "no output"
 
     def death(self) -> str:
-        code = self.process.wait()
+        try:  # its stdout is closed, so it is exiting; the exit status may lag a moment behind
+            code = self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "the process running it closed its output and stopped answering (it was killed)"
         if code < 0:
             return f"the process running it was killed by {signal.Signals(-code).name}"
         return f"the process running it exited with code {code}"
@@ -115,7 +121,7 @@ def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeo
             if line is not None:
                 results[job.id] = json.loads(line)
                 continue
-            if worker.process.poll() is None:
+            if not worker.closed and worker.process.poll() is None:
                 worker.kill()
                 reason = f"timed out after {timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
             else:

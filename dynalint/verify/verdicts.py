@@ -3,7 +3,8 @@
 - ``confirmed``: Dynamo broke the graph on the finding's line (the observed GB ids are attached);
 - ``refuted``: Dynamo traced the line and did not break there;
 - ``not reached``: the code was run under compile but never traced that line (a branch not taken);
-- ``unverifiable``: nothing could run it, with the reason.
+- ``unverifiable``: nothing could run it, with the reason (also every recompile or stale-value
+  hazard: those are not graph breaks, so what Dynamo logs neither proves nor refutes them).
 Breaks Dynamo reported on lines no finding names become findings of their own (DYN090
 ``observed-graph-break``): the catalogue's blind spots, shown to the user and to us.
 """
@@ -16,11 +17,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dynalint import diagnostics
+from dynalint import diagnostics, registry
 from dynalint.finding import Finding, Position
 from dynalint.verify.plan import Job
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
+# The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.
+BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
 
 
 def _key(path: str) -> str:
@@ -39,9 +42,17 @@ def judge(
         traced.update((_key(f), line) for f, line in result.get("traced", ()))
     explained: set[tuple[str, int]] = set()
     judged = []
+    verdict: dict[str, Any]
     for finding in findings:
         if finding.region is None:
             judged.append(finding)
+            continue
+        hazard = _hazard(finding.code)
+        if hazard not in BREAK_HAZARDS:
+            # A recompile or a stale value is no graph break: no break on its line proves nothing.
+            verdict = {"verdict": UNVERIFIABLE, "gb_ids": [],
+                       "reason": f"--verify observes graph breaks, and a {hazard} hazard is not one"}
+            judged.append(dataclasses.replace(finding, verify=verdict))
             continue
         path = _key(finding.filename)
         lines = range(finding.start.line, finding.end.line + 1)
@@ -49,8 +60,7 @@ def judge(
         explained.update((path, line) for line in lines)
         if breaks:
             gb_ids = sorted({b["gb_id"] or "unknown" for b in breaks})
-            verdict: dict[str, Any] = {"verdict": CONFIRMED, "gb_ids": gb_ids,
-                                       "matches_rule": any(g in finding.gb_ids for g in gb_ids)}
+            verdict = {"verdict": CONFIRMED, "gb_ids": gb_ids, "matches_rule": any(g in finding.gb_ids for g in gb_ids)}
         elif any((path, line) in traced for line in lines):
             verdict = {"verdict": REFUTED, "gb_ids": []}
         else:
@@ -58,6 +68,11 @@ def judge(
         judged.append(dataclasses.replace(finding, verify=verdict))
     judged += _unpredicted(observed, explained)
     return judged
+
+
+def _hazard(code: str) -> str:
+    rule = registry.lookup(code)
+    return rule.hazard if rule is not None else "break"
 
 
 def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[str, Any]:

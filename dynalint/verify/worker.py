@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import sys
 import time
 import traceback
@@ -23,7 +24,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from dynalint.verify.observe import record_breaks, record_traced_lines, reset_dynamo
+from dynalint.verify.observe import parse_record, record_breaks, record_traced_lines, reset_dynamo
 from dynalint.verify.run_files import import_path
 from dynalint.verify.run_snippets import (
     _ERROR_MAX,
@@ -143,6 +144,7 @@ def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple
 
 def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, Any]) -> dict[str, Any]:
     import torch
+    import torch._dynamo.exc
     import torch._dynamo.utils
 
     counting = _Counting(backend)
@@ -170,6 +172,10 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
                         compiled(*args, **kwargs)
         except Unverifiable as reason:
             result["unverifiable"] = str(reason)
+        except torch._dynamo.exc.Unsupported as error:
+            # Under fullgraph=True Dynamo raises the first break instead of logging it: it is the
+            # observation, not a failure (the lines after it were never traced: not reached).
+            breaks.append(parse_record(str(error), job["observed"]))
         except (Exception, SystemExit) as error:  # user code failed: say how, keep what was observed
             frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
@@ -189,20 +195,37 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
     return result
 
 
+def _protocol_streams() -> tuple[Any, Any]:
+    """The job and result pipes, moved off file descriptors 0 and 1.
+
+    User code, C extensions and child processes (``os.system``) use fds 0 and 1 directly: reading
+    stdin would swallow the next job and wait forever (``input()``), and writing stdout would corrupt
+    the results. They get ``/dev/null`` and stderr instead; the pipes live on non-inheritable copies.
+    """
+    sys.stdout.flush()
+    jobs = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr  # line-buffered: user prints stay in order with its errors
+    return jobs, out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="eager")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     options = parser.parse_args(argv)
-    out = sys.stdout
-    sys.stdout = sys.stderr  # user code's prints must not corrupt the protocol
+    jobs, out = _protocol_streams()
     import torch  # noqa: F401  (once per worker)
 
     device = _device(options.device)
     imported: dict[str, Any] = {}
     out.write(json.dumps({"ready": True, "device": device}) + "\n")
     out.flush()
-    for line in sys.stdin:
+    for line in jobs:
         if not line.strip():
             continue
         job = json.loads(line)
