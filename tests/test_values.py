@@ -184,3 +184,27 @@ def test_isinstance_narrows_inside_its_block_only() -> None:
     )
     findings = lint_one(body, "DYN102")
     assert [(f.start.line, f.confidence) for f in findings] == [(9, Confidence.CERTAIN)]
+
+
+def test_attributes_built_by_non_tensor_torch_calls_are_not_tensors() -> None:
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.home = torch.device("cpu")
+                self.scale = torch.ones(())
+
+            def forward(self, x):
+                if x.device != self.home:
+                    x = x.to(self.home)
+                if self.scale > 1:
+                    x = x * 2
+                return x
+
+        m = torch.compile(M())
+    """)
+    findings = lint_source(source, "m.py", Config(select=("DYN102",)))
+    assert [f.start.line for f in findings] == [15]
