@@ -1,0 +1,353 @@
+"""``dynalint --verify``: every finding gets a verdict from real Dynamo, and the break census gates.
+
+Each test runs ``python -m dynalint`` in a subprocess (this module never imports torch). A verify run
+pays one torch import per worker, so the cases are batched: the rule pages' Example blocks are one
+folder and one run, their Use-instead blocks another, and ``fixtures/verify/outcomes`` holds every
+way a verified function can end in one run (a break, a branch never taken, no way to call it, a
+hang, a segfault, ``os._exit``, user code on the worker's stdin and stdout, a module only a factory
+can build, ``fullgraph=True``, a break no rule predicts). Fixture folders are copied to a temporary
+directory first: running them writes ``__pycache__`` and the census test edits them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynalint import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "verify"
+HARNESS = re.compile(r"#\s*dynalint-harness:")
+KIND = re.compile(r"\bKind:\s*(?P<kind>[\w-]+)")
+TEXT_FINDING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):\d+: (?P<code>DYN\d{3}) .*?(?P<verdict>\[[^\n]*\])$", re.M)
+
+
+def dynalint(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run(
+        [sys.executable, "-m", "dynalint", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def verify_json(folder: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    completed = dynalint("--verify", "--output-format", "json", *extra, ".", cwd=folder)
+    # An uncaught exception exits 1 too: the traceback is what tells it from "findings".
+    assert completed.returncode in (0, 1) and "Traceback" not in completed.stderr, completed.stderr[-4000:]
+    return completed, json.loads(completed.stdout)
+
+
+def copy_fixture(name: str, destination: Path) -> Path:
+    target = destination / name
+    shutil.copytree(FIXTURES / name, target)
+    return target
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of the only line of ``path`` that contains ``text``."""
+    found = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if text in line]
+    assert len(found) == 1, (path, text, found)
+    return found[0]
+
+
+# -- the rule pages, verified ----------------------------------------------------------------------
+
+
+def _kind(page: catalog.Page) -> str:
+    """What the page's rule warns of: its metadata line's ``Kind:``, ``break`` when absent."""
+    kind = KIND.search(page.text.splitlines()[2])
+    return kind.group("kind") if kind else "break"
+
+
+def _write_blocks(section: str, folder: Path, kinds: tuple[str, ...] = ("break",)) -> dict[str, str]:
+    """Each block of ``section`` of every page of ``kinds`` as ``folder/<block id>.py``; ``{file name: page code}``."""
+    folder.mkdir()
+    written = {}
+    for page in catalog.load_pages().values():
+        if _kind(page) not in kinds:
+            continue
+        for block in page.blocks(section):
+            if HARNESS.search(block.source.split("\n", 1)[0]):  # rank / recompile / stale-value modes
+                continue
+            name = block.id.replace("-", "_") + ".py"
+            (folder / name).write_text(block.source, encoding="utf-8")
+            written[name] = page.code
+    assert written, f"no {section} blocks of {kinds} pages found"
+    return written
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("pages") / "examples"
+    blocks = _write_blocks("Example", folder)
+    completed, findings = verify_json(folder)
+    assert completed.returncode == 1, completed.stderr[-4000:]
+    return blocks, findings
+
+
+@pytest.mark.torch
+def test_every_example_finding_is_confirmed_with_a_gb_id_of_its_rule(
+    examples: tuple[dict[str, str], list[dict[str, Any]]],
+) -> None:
+    blocks, findings = examples
+    listed = json.loads(dynalint("rules", "--output-format", "json", cwd=ROOT).stdout)
+    rules = {r["code"]: set(r["gb_ids"]) for r in listed}
+    own = [f for f in findings if f["code"] == blocks.get(f["filename"])]
+    assert {f["filename"] for f in own} == set(blocks), "an Example block yielded no finding of its rule"
+    wrong = [
+        f"{f['filename']}:{f['location']['row']} {f['code']} {f['verify']}"
+        for f in own
+        if f["verify"]["verdict"] != "confirmed"
+        or not f["verify"]["matches_rule"]
+        or not set(f["verify"]["gb_ids"]) & rules[f["code"]]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.torch
+def test_examples_break_nowhere_that_no_rule_predicted(examples: tuple[dict[str, str], list[dict[str, Any]]]) -> None:
+    _, findings = examples
+    unpredicted = [f"{f['filename']}:{f['location']['row']} {f['message']}" for f in findings if f["code"] == "DYN090"]
+    assert not unpredicted, "\n".join(unpredicted)
+
+
+@pytest.mark.torch
+def test_use_instead_blocks_verify_clean(tmp_path: Path) -> None:
+    folder = tmp_path / "use_instead"
+    _write_blocks("Use instead", folder)
+    completed, findings = verify_json(folder)
+    # --verify compiles only functions that hold findings, so this run compiles nothing: no DYN090
+    # can appear. That each of these blocks compiles without a break is test_rule_pages' job.
+    assert findings == [], [f"{f['filename']}:{f['location']['row']} {f['code']}" for f in findings]
+    assert completed.returncode == 0, completed.stderr[-4000:]
+
+
+@pytest.mark.torch
+def test_recompile_and_stale_value_findings_are_never_refuted(tmp_path: Path) -> None:
+    # No graph break is expected on their lines, so not seeing one proves nothing either way.
+    blocks = _write_blocks("Example", tmp_path / "hazards", kinds=("recompile", "stale-value"))
+    _, findings = verify_json(tmp_path / "hazards")
+    own = [f for f in findings if f["code"] == blocks.get(f["filename"])]
+    assert {f["filename"] for f in own} == set(blocks), "an Example block yielded no finding of its rule"
+    wrong = [
+        f"{f['filename']}:{f['location']['row']} {f['code']} {f['verify']}"
+        for f in own
+        if f["verify"]["verdict"] != "unverifiable" or "hazard is not one" not in f["verify"]["reason"]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+# -- every outcome of a verified function, in one run ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[tuple[str, int], dict[str, Any]]]:
+    folder = copy_fixture("outcomes", tmp_path_factory.mktemp("verify"))
+    completed, findings = verify_json(folder)
+    assert completed.returncode == 1, completed.stderr[-4000:]
+    by_site = {}
+    for finding in findings:
+        key = (finding["filename"], finding["location"]["row"])
+        assert key not in by_site, f"two findings at {key}"
+        by_site[key] = finding
+    return folder, by_site
+
+
+def _verdict(outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]], name: str, text: str) -> dict[str, Any]:
+    folder, by_site = outcomes
+    finding = by_site.get((name, line_of(folder / name, text)))
+    assert finding is not None, f"no finding at {name}: {text}"
+    assert isinstance(finding.get("verify"), dict) and "verdict" in finding["verify"], finding
+    return finding["verify"]
+
+
+@pytest.mark.torch
+def test_every_finding_has_a_verify_object(outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]]) -> None:
+    _, by_site = outcomes
+    verdicts = {f["verify"]["verdict"] for f in by_site.values()}
+    assert verdicts == {"confirmed", "not reached", "unverifiable"}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["a_confirmed.py", "z_confirmed.py"])
+def test_confirmed_before_and_after_the_failures(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]], name: str
+) -> None:
+    verdict = _verdict(outcomes, name, 'print("')
+    assert verdict["verdict"] == "confirmed" and "GB0059" in verdict["gb_ids"], verdict
+
+
+@pytest.mark.torch
+def test_a_declared_factory_verifies_what_verify_cannot_construct(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    # The same run's failures (hang, crashes, no annotation) stay unverifiable although this factory
+    # ran fine: it compiled another function, so it says nothing about theirs.
+    verdict = _verdict(outcomes, "i_factory.py", 'print("projecting"')
+    assert verdict["verdict"] == "confirmed" and "GB0059" in verdict["gb_ids"], verdict
+
+
+@pytest.mark.torch
+def test_fullgraph_first_break_is_confirmed_and_the_rest_not_reached(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    first = _verdict(outcomes, "j_fullgraph.py", 'print("first")')
+    assert first["verdict"] == "confirmed" and first["gb_ids"] == ["GB0059"], first
+    assert _verdict(outcomes, "j_fullgraph.py", 'print("second")')["verdict"] == "not reached"
+
+
+@pytest.mark.torch
+def test_branch_never_taken_is_not_reached(outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]]) -> None:
+    assert _verdict(outcomes, "b_branch.py", 'print("scaled"')["verdict"] == "not reached"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('print("untyped"', r"parameter `x` \(no annotation\)"),
+        ('print("scaled forward")', r"constructing `Scaled` needs arguments"),
+    ],
+)
+def test_uncallable_function_is_unverifiable_with_the_reason(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]], text: str, reason: str
+) -> None:
+    verdict = _verdict(outcomes, "c_unrunnable.py", text)
+    assert verdict["verdict"] == "unverifiable" and re.search(reason, verdict["reason"]), verdict
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("d_hang.py", r"timed out after 10 s"),
+        ("e_segfault.py", r"killed by SIGSEGV"),
+        ("f_exit.py", r"exited with code 3"),
+    ],
+)
+def test_hang_and_crashes_are_unverifiable_and_named(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]], name: str, reason: str
+) -> None:
+    verdict = _verdict(outcomes, name, 'print("')
+    assert verdict["verdict"] == "unverifiable" and re.search(reason, verdict["reason"]), verdict
+
+
+@pytest.mark.torch
+def test_user_code_on_the_workers_stdin_and_stdout_leaves_the_protocol_alone(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    # h_stdio.py writes a non-JSON line to fd 1 at import and calls input() under compile.
+    verdict = _verdict(outcomes, "h_stdio.py", "answer = input(")
+    assert verdict["verdict"] == "confirmed" and "GB0059" in verdict["gb_ids"], verdict
+
+
+@pytest.mark.torch
+def test_break_no_rule_predicts_is_reported_as_dyn090(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, by_site = outcomes
+    line = line_of(folder / "g_unpredicted.py", "str(y)")
+    finding = by_site.get(("g_unpredicted.py", line))
+    assert finding is not None and finding["code"] == "DYN090", finding
+    assert finding["name"] == "observed-graph-break"
+    assert finding["verify"]["verdict"] == "confirmed" and "GB0059" in finding["verify"]["gb_ids"], finding
+    assert "GB0059" in finding["message"] and finding["verify"]["observed_in"] == "describe"
+    # The predicted print of the same function is confirmed, not mistaken for the unpredicted break.
+    assert _verdict(outcomes, "g_unpredicted.py", 'print("describing")')["verdict"] == "confirmed"
+    assert [f for f in by_site.values() if f["code"] == "DYN090"] == [finding]
+
+
+@pytest.mark.torch
+def test_a_finding_dynamo_does_not_break_on_is_refuted(tmp_path: Path) -> None:
+    folder = copy_fixture("refuted", tmp_path)
+    _, findings = verify_json(folder)
+    assert [(f["code"], f["location"]["row"], f["verify"]["verdict"]) for f in findings] == [
+        ("DYN201", line_of(folder / "reordered_print.py", 'print("chatty"'), "refuted")
+    ]
+
+
+# -- the break census and its gate ---------------------------------------------------------------------------
+
+
+FRESH = """
+
+@torch.compile
+def fresh(x: torch.Tensor) -> torch.Tensor:
+    print("fresh")
+    return x - 1
+"""
+
+
+@pytest.mark.torch
+def test_census_gate_fails_on_a_new_break_and_reports_a_fixed_one(tmp_path: Path) -> None:
+    project = copy_fixture("census", tmp_path)
+    src = project / "src"
+    model = src / "model.py"
+    original = model.read_text(encoding="utf-8")
+    census = tmp_path / "census.json"
+
+    recorded = dynalint("--verify", "--census-out", str(census), "src", cwd=project)
+    assert recorded.returncode == 1, recorded.stderr[-4000:]
+    functions = json.loads(census.read_text(encoding="utf-8"))["functions"]
+    assert set(functions) == {"src/model.py::step", "src/model.py::maybe", "src/model.py::untyped"}
+    step = functions["src/model.py::step"]
+    print_line, item_line = line_of(model, 'print("step"'), line_of(model, ".item()")
+    assert step["status"] == "ran" and step["breaks"] == 2
+    assert step["break_sites"] == [f"src/model.py:{print_line} GB0059", f"src/model.py:{item_line} GB0124"]
+    assert functions["src/model.py::untyped"]["status"] == "unverifiable"
+    # The text reporter shows each verdict after the message.
+    shown = {(int(m["line"]), m["verdict"]) for m in TEXT_FINDING.finditer(recorded.stdout)}
+    assert (print_line, "[confirmed GB0059]") in shown and (item_line, "[confirmed GB0124]") in shown
+    assert (line_of(model, 'print("maybe"'), "[not reached]") in shown
+    untyped = [v for line, v in shown if line == line_of(model, 'print("untyped")')]
+    assert len(untyped) == 1 and untyped[0].startswith("[unverifiable: cannot make an input"), shown
+
+    # From src/ now: the census still names src/model.py, because names are relative to the project.
+    new_line = line_of(model, "y = y * 2")  # replaced in place: the other lines keep their numbers
+    worse_source = original.replace("    y = y * 2\n", '    print("doubled", y.shape)\n') + FRESH
+    model.write_text(worse_source, encoding="utf-8")
+    fresh_line = line_of(model, 'print("fresh")')
+    worse = dynalint("--verify", "--baseline", str(census), ".", cwd=src)
+    assert worse.returncode == 1, worse.stderr[-4000:]
+    regressions = sorted(line for line in worse.stderr.splitlines() if line.startswith("regression:"))
+    assert len(regressions) == 2, worse.stderr
+    assert regressions[0] == f"regression: src/model.py::fresh: breaks 0 -> 1 (not in the baseline); " \
+        f"new break sites: src/model.py:{fresh_line} GB0059"
+    assert regressions[1].startswith("regression: src/model.py::step: breaks 2 -> 3"), worse.stderr
+    assert regressions[1].endswith(f"new break sites: src/model.py:{new_line} GB0059"), worse.stderr
+
+    model.write_text(original.replace('    print("step", y.shape)\n', "    y = y + 0\n"), encoding="utf-8")
+    better = dynalint("--verify", "--baseline", str(census), ".", cwd=src)
+    assert better.returncode == 0, better.stderr[-4000:]
+    assert "regression:" not in better.stderr
+    assert re.search(
+        rf"^improved: src/model.py::step: breaks 2 -> 1.*fixed: src/model.py:{print_line} GB0059$", better.stderr, re.M
+    ), better.stderr
+
+
+# -- without torch ---------------------------------------------------------------------------------------------
+
+
+def test_verify_without_torch_exits_2_and_names_the_extra(tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text(
+        'import torch\n\n\n@torch.compile\ndef f(x):\n    print("hi")\n    return x\n', encoding="utf-8"
+    )
+    # ``sys.modules["torch"] = None`` makes ``importlib.util.find_spec("torch")`` answer None: torch is hidden.
+    hide_torch = (
+        "import runpy, sys; sys.modules['torch'] = None; sys.argv = ['dynalint', '--verify', 'model.py']; "
+        "runpy.run_module('dynalint', run_name='__main__', alter_sys=True)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    completed = subprocess.run(
+        [sys.executable, "-c", hide_torch], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert completed.returncode == 2, completed.stderr
+    assert "dynalint[verify]" in completed.stderr
