@@ -15,7 +15,7 @@ from pathlib import Path
 from dynalint import diagnostics, files, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
-from dynalint.finding import Finding
+from dynalint.finding import Confidence, Finding, Region
 from dynalint.program import Program, link
 from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
@@ -28,6 +28,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files_checked: int = 0
     program: Program | None = None  # the linked tree, for ``--verify`` to plan what to compile
+    entries: list[Region] = field(default_factory=list)  # compile entry points in the files asked for
 
 
 @dataclass
@@ -127,6 +128,12 @@ def _lint(
     program = link([p.summary for p in parsed], config.dynamo)
     result.program = program
     compiled_modules = {program.functions[name][0].module for name in program.regions}
+    requested = {item.summary.module for item in parsed if item.requested}
+    result.entries = [
+        region for name, region in program.regions.items()
+        if region.entry == name and region.confidence is Confidence.CERTAIN
+        and program.functions[name][0].module in requested
+    ]
     for item in parsed:
         if not item.requested or item.summary.module not in compiled_modules:
             continue

@@ -143,9 +143,9 @@ def _verify(
     try:
         outcome = verifier.verify(
             result.findings, result.program, root=config.root, factories=config.verify_factories,
-            backend=backend, device=device, timeout=timeout or config.verify_timeout,
+            entries=result.entries, backend=backend, device=device, timeout=timeout or config.verify_timeout,
         )
-    except verifier.TorchMissing as error:
+    except (verifier.TorchMissing, verifier.WorkerError) as error:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
     if census_out is not None:

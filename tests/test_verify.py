@@ -274,6 +274,21 @@ def test_a_finding_dynamo_does_not_break_on_is_refuted(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.torch
+def test_compiled_functions_without_findings_are_verified_too(tmp_path: Path) -> None:
+    # No rule flags ``str(tensor)``: the function has no finding, yet it is compiled, its break is
+    # reported as DYN090, and the census covers it.
+    (tmp_path / "quiet.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef describe(x: torch.Tensor) -> torch.Tensor:\n"
+        "    label = str(x)\n    return x * len(label)\n",
+        encoding="utf-8",
+    )
+    completed, findings = verify_json(tmp_path, "--census-out", str(tmp_path / "census.json"))
+    assert [(f["code"], f["location"]["row"]) for f in findings] == [("DYN090", 6)]
+    census = json.loads((tmp_path / "census.json").read_text(encoding="utf-8"))
+    assert census["functions"]["quiet.py::describe"]["breaks"] == 1
+
+
 # -- the break census and its gate ---------------------------------------------------------------------------
 
 

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynalint.finding import Finding
+from dynalint.finding import Finding, Region
 from dynalint.program import Program
+from dynalint.verify.runner import WorkerError
+
+__all__ = ["TorchMissing", "Verification", "WorkerError", "verify"]
 
 
 class TorchMissing(RuntimeError):
@@ -34,6 +37,7 @@ def verify(
     *,
     root: Path,
     factories: Sequence[str] = (),
+    entries: Sequence[Region] = (),
     backend: str = "eager",
     device: str = "auto",
     timeout: float = 120.0,
@@ -42,7 +46,7 @@ def verify(
         raise TorchMissing("--verify needs torch: pip install 'dynalint[verify]'")
     from dynalint.verify import census, plan, runner, verdicts
 
-    jobs = plan.plan(findings, program, factories, root)
+    jobs = plan.plan(findings, program, factories, root, entries)
     results = runner.run(jobs, backend=backend, device=device, timeout=timeout)
     devices = {r.get("device") for r in results.values() if r.get("device")}
     return Verification(verdicts.judge(findings, jobs, results), census.census(jobs, results),

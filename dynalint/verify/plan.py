@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dynalint.files import module_name, project_root
-from dynalint.finding import Finding
+from dynalint.finding import Finding, Region
 from dynalint.program import Program
 
 
@@ -34,7 +34,19 @@ class Job:
         return asdict(self)
 
 
-def plan(findings: Sequence[Finding], program: Program | None, factories: Sequence[str], root: Path) -> list[Job]:
+def plan(
+    findings: Sequence[Finding],
+    program: Program | None,
+    factories: Sequence[str],
+    root: Path,
+    entries: Sequence[Region] = (),
+) -> list[Job]:
+    """Jobs for the factories, for every entry holding findings, and for the clean ``entries`` too.
+
+    ``entries`` are the compile entry points of the files asked for: compiling them even when no rule
+    fired is how the census covers every compiled function and how breaks no rule predicts (DYN090)
+    are found.
+    """
     jobs: dict[str, Job] = {}
     for reference in factories:
         module, _, function = reference.partition(":")
@@ -42,9 +54,9 @@ def plan(findings: Sequence[Finding], program: Program | None, factories: Sequen
         jobs[f"factory:{reference}"] = Job(
             f"factory:{reference}", "factory", str(path), str(root), str(root), module, reference
         )
-    for finding in findings:
-        region = finding.region
-        if region is None or program is None or region.entry not in program.functions:
+    regions = [f.region for f in findings if f.region is not None] + list(entries)
+    for region in regions:
+        if program is None or region.entry not in program.functions:
             continue
         summary, function = program.functions[region.entry]
         path = Path(summary.path).resolve()
