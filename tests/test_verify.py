@@ -31,10 +31,17 @@ KIND = re.compile(r"\bKind:\s*(?P<kind>[\w-]+)")
 TEXT_FINDING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):\d+: (?P<code>DYN\d{3}) .*?(?P<verdict>\[[^\n]*\])$", re.M)
 
 
+# Extra --verify options for a whole run, e.g. on a GPU machine:
+# DYNALINT_VERIFY_ARGS="--device cuda --verify-backend inductor" python -m pytest tests/test_verify.py
+EXTRA_VERIFY_ARGS = tuple(os.environ.get("DYNALINT_VERIFY_ARGS", "").split())
+
+
 def dynalint(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    extra = EXTRA_VERIFY_ARGS if "--verify" in args else ()
     return subprocess.run(
-        [sys.executable, "-m", "dynalint", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+        [sys.executable, "-m", "dynalint", *args, *extra], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        env=env,
     )
 
 
