@@ -269,9 +269,10 @@ class _Summarizer(ast.NodeVisitor):
         params = [(a.arg, ast_dotted(a.annotation) if a.annotation else None) for a in args]
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
-        function.returns_tensor = self.imports.resolve(ast_dotted(node.returns) if node.returns else None) in (
-            TENSOR_RETURNS
-        )
+        returned = ast_dotted(node.returns) if node.returns else None
+        function.returns_tensor = self.imports.resolve(returned) in TENSOR_RETURNS
+        if returned and returned.split(".")[-1][:1].isupper() and not function.returns_tensor:
+            function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
             resolved = self.imports.resolve(annotation)
             if annotation and resolved not in TENSOR_RETURNS and not (resolved or "").startswith("builtins."):
@@ -362,7 +363,7 @@ class _Summarizer(ast.NodeVisitor):
     def visit_Return(self, node: ast.Return) -> None:
         function = self._current_function()
         if function is not None and isinstance(node.value, ast.Call):
-            callee = ast_dotted(node.value.func)
+            callee = ast_dotted(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""
             if resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR:
                 function.returns_tensor = True

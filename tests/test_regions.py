@@ -298,3 +298,31 @@ def test_model_moved_with_to_is_still_known() -> None:
     """
     (finding,) = lint(source)
     assert finding.confidence is Confidence.CERTAIN
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "def build():\n            return Net().eval()",
+        "def build() -> Net:\n            return make_any_module()",
+    ],
+)
+def test_compiled_factory_result_is_known(factory: str) -> None:
+    # `torch.compile(build())`: the class comes from the factory's `return Net(...).eval()` or from its
+    # `-> Net` annotation; either way Net.forward is compiled from this site.
+    source = f"""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+
+        {factory}
+
+        compiled = torch.compile(build())
+    """
+    (finding,) = lint(source)
+    assert finding.confidence is Confidence.CERTAIN
+    assert finding.region is not None and "torch.compile(build())" in finding.region.describe()
