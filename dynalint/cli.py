@@ -152,7 +152,7 @@ def _verify(
         census_out.write_text(json.dumps(outcome.census, indent=2) + "\n", encoding="utf-8")
     if not quiet:
         for name, entry in outcome.census["functions"].items():
-            state = entry["status"] if entry["status"] != "ran" else (
+            state = f"{entry['status']} ({entry['reason']})" if entry["status"] != "ran" else (
                 f"{entry['graphs']} graphs, {entry['breaks']} breaks, {entry['skipped_frames']} skipped frames, "
                 f"{entry['recompiles']} recompiles, {entry['seconds']} s"
             )

@@ -158,7 +158,7 @@ def test_recompile_and_stale_value_findings_are_never_refuted(tmp_path: Path) ->
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[tuple[str, int], dict[str, Any]]]:
     folder = copy_fixture("outcomes", tmp_path_factory.mktemp("verify"))
-    completed, findings = verify_json(folder)
+    completed, findings = verify_json(folder, "--census-out", "census.json")
     assert completed.returncode == 1, completed.stderr[-4000:]
     by_site = {}
     for finding in findings:
@@ -203,6 +203,19 @@ def test_a_declared_factory_verifies_what_verify_cannot_construct(
 
 
 @pytest.mark.torch
+def test_a_function_the_factory_ran_is_not_synthesized_again(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    # Projection.forward is an entry of its own, but the factory already ran it with real inputs:
+    # its census entry points there instead of failing to construct Projection without arguments.
+    folder, _ = outcomes
+    functions = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]
+    entry = functions["i_factory.py::Projection.forward"]
+    assert entry["status"] == "covered" and "factory:i_factory:example" in entry["reason"], entry
+    assert functions["factory:i_factory:example"]["breaks"] == 1
+
+
+@pytest.mark.torch
 def test_fullgraph_first_break_is_confirmed_and_the_rest_not_reached(
     outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
 ) -> None:
@@ -222,6 +235,7 @@ def test_branch_never_taken_is_not_reached(outcomes: tuple[Path, dict[tuple[str,
     [
         ('print("untyped"', r"parameter `x` \(no annotation\)"),
         ('print("scaled forward")', r"constructing `Scaled` needs arguments"),
+        ('print("wide forward")', r"`Wide\(\)` with its default arguments has 67,117,056 parameters"),
     ],
 )
 def test_uncallable_function_is_unverifiable_with_the_reason(

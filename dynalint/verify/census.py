@@ -33,7 +33,8 @@ def census(jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[s
     for job in jobs:
         result = results.get(job.id, {})
         sites = sorted({_site(b, job.observed) for b in result.get("breaks", ())})
-        status = "unverifiable" if result.get("unverifiable") else ("error" if result.get("error") else "ran")
+        status = ("unverifiable" if result.get("unverifiable") else "error" if result.get("error")
+                  else "covered" if result.get("covered_by") else "ran")
         functions[job.id] = {
             "graphs": result.get("graphs", 0),
             "breaks": len(sites),
@@ -42,7 +43,8 @@ def census(jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[s
             "recompiles": result.get("recompiles", 0),
             "seconds": result.get("seconds"),
             "status": status,
-            "reason": result.get("unverifiable") or result.get("error"),
+            "reason": result.get("unverifiable") or result.get("error")
+            or (f"run by {result['covered_by']}: its entry holds the graphs and breaks" if result.get("covered_by") else None),
         }
     return {"version": VERSION, "functions": functions}
 

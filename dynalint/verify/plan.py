@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from dynalint.files import module_name, project_root
 from dynalint.finding import Finding, Region
@@ -73,6 +74,13 @@ def plan(
                 region.fullgraph, (function.start_line, function.end_line), region.entry),
         )
     return list(jobs.values())
+
+
+def traced_within(result: dict[str, Any], jobs: Sequence[Job]) -> bool:
+    """Whether a worker's ``result`` traced a line of any of ``jobs``' target functions."""
+    spans = [(str(Path(j.path).resolve()), j.lines[0], j.lines[1]) for j in jobs]
+    traced = {(str(Path(f).resolve()), line) for f, line in result.get("traced", ())}
+    return any(f == path and first <= line <= last for f, line in traced for path, first, last in spans)
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 from dynalint import diagnostics, registry
 from dynalint.finding import Finding, Position
-from dynalint.verify.plan import Job
+from dynalint.verify.plan import Job, traced_within
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
 # The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.
@@ -80,19 +80,13 @@ def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, dict
     own = [j for j in jobs if j.kind == "function" and j.entry == entry]
     # A factory speaks for this finding only if it ran the entry function (Dynamo traced a line of
     # it); one that compiled something else must not turn a hang or a crash into "not reached".
-    spans = [(_key(j.path), j.lines[0], j.lines[1]) for j in own]
-    relevant = own + [j for j in jobs if j.kind == "factory" and _ran(results.get(j.id, {}), spans)]
+    relevant = own + [j for j in jobs if j.kind == "factory" and traced_within(results.get(j.id, {}), own)]
     outcomes = [results[j.id] for j in relevant if j.id in results]
     if any(not r.get("unverifiable") and not r.get("error") for r in outcomes):
         return {"verdict": NOT_REACHED, "gb_ids": [], "reason": "compiled and run, but Dynamo never traced this line"}
     reasons = [r.get("unverifiable") or r.get("error") for r in outcomes]
     reason = next((r for r in reasons if r), "no job could compile the function holding it")
     return {"verdict": UNVERIFIABLE, "gb_ids": [], "reason": reason}
-
-
-def _ran(result: Mapping[str, Any], spans: Sequence[tuple[str, int, int]]) -> bool:
-    traced = {(_key(f), line) for f, line in result.get("traced", ())}
-    return any(f == path and first <= line <= last for f, line in traced for path, first, last in spans)
 
 
 def _unpredicted(observed: Mapping[tuple[str, int], list[dict[str, Any]]], explained: set[tuple[str, int]]) -> list[Finding]:

@@ -35,6 +35,10 @@ from dynalint.verify.run_snippets import (
 )
 
 
+# A module built with its default arguments, only to be traced, must stay cheap (about 200 MB float32).
+MAX_DEFAULT_PARAMETERS = 50_000_000
+
+
 class Unverifiable(Exception):
     """The target cannot be run safely or at all; the message says why."""
 
@@ -98,6 +102,28 @@ def _arguments(function: Any, device: str, skip_first: bool = False) -> list[Any
     return [_synthesize(p, hints, device) for p in parameters]
 
 
+def _refuse_large_default(owner: type) -> None:
+    """Refuse to build, with its default arguments, a module too large to verify on the spot.
+
+    Model classes often default to their full size (billions of parameters): built on the ``meta``
+    device first, which allocates nothing, its parameters are counted before any memory is spent. A
+    class that cannot be built on ``meta`` is left to the real construction to judge.
+    """
+    import torch
+
+    try:
+        with torch.device("meta"):
+            probe = owner()
+        parameters = sum(p.numel() for p in probe.parameters())
+    except Exception:
+        return
+    if parameters > MAX_DEFAULT_PARAMETERS:
+        raise Unverifiable(
+            f"`{owner.__name__}()` with its default arguments has {parameters:,} parameters (over "
+            f"{MAX_DEFAULT_PARAMETERS:,}); declare an example-inputs factory that builds a small one"
+        )
+
+
 def _resolve(module: Any, qualname: str) -> tuple[Any, Any]:
     """``(owner class or None, attribute)`` for ``Class.method`` / ``function`` in ``module``."""
     owner = None
@@ -132,6 +158,7 @@ def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple
         return original, _arguments(original, device), {}
     if not (inspect.isclass(owner) and issubclass(owner, torch.nn.Module)):
         raise Unverifiable(f"`{job['target']}` is a method of a class that is not an nn.Module")
+    _refuse_large_default(owner)
     try:
         instance = owner().to(device)
     except TypeError as error:
