@@ -287,6 +287,19 @@ def test_break_no_rule_predicts_is_reported_as_dyn090(
 
 
 @pytest.mark.torch
+def test_a_check_failing_on_made_up_inputs_is_no_graph_break(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    # The synthesized input is 2-d: the assert raises, and Dynamo logs that line as a break. The
+    # exception is what happened there: no DYN090, no break site, and the census says why.
+    folder, by_site = outcomes
+    assert ("k_bad_input.py", line_of(folder / "k_bad_input.py", "assert len(")) not in by_site
+    entry = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]["k_bad_input.py::field_norm"]
+    assert entry["status"] == "error" and "AssertionError: a 3-d field" in entry["reason"], entry
+    assert entry["break_sites"] == [], entry
+
+
+@pytest.mark.torch
 def test_a_finding_dynamo_does_not_break_on_is_refuted(tmp_path: Path) -> None:
     folder = copy_fixture("refuted", tmp_path)
     _, findings = verify_json(folder)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dynalint.verify.plan import Job
+from dynalint.verify.verdicts import graph_breaks
 
 VERSION = 1
 
@@ -32,14 +33,15 @@ def census(jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[s
     functions: dict[str, Any] = {}
     for job in jobs:
         result = results.get(job.id, {})
-        sites = sorted({_site(b, job.observed) for b in result.get("breaks", ())})
+        breaks = graph_breaks(result)
+        sites = sorted({_site(b, job.observed) for b in breaks})
         status = ("unverifiable" if result.get("unverifiable") else "error" if result.get("error")
                   else "covered" if result.get("covered_by") else "ran")
         functions[job.id] = {
             "graphs": result.get("graphs", 0),
             "breaks": len(sites),
             "break_sites": sites,
-            "skipped_frames": len({b["function"] for b in result.get("breaks", ()) if b.get("frame_skipped")}),
+            "skipped_frames": len({b["function"] for b in breaks if b.get("frame_skipped")}),
             "recompiles": result.get("recompiles", 0),
             "seconds": result.get("seconds"),
             "status": status,

@@ -24,6 +24,8 @@ from dynalint.verify.plan import Job, traced_within
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
 # The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.
 BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
+# What Dynamo logs at the line where user code raised: the check's jump, or the exception itself.
+RAISE_RECORDS = frozenset({"GB0170", "GB0088"})
 
 
 def _key(path: str) -> str:
@@ -37,7 +39,7 @@ def judge(
     observed: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     traced: set[tuple[str, int]] = set()
     for result in results.values():
-        for brk in result.get("breaks", ()):
+        for brk in graph_breaks(result):
             observed[(_key(brk["file"]), brk["line"])].append(brk)
         traced.update((_key(f), line) for f, line in result.get("traced", ()))
     explained: set[tuple[str, int]] = set()
@@ -68,6 +70,22 @@ def judge(
         judged.append(dataclasses.replace(finding, verify=verdict))
     judged += _unpredicted(observed, explained)
     return judged
+
+
+def graph_breaks(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A worker result's breaks, less Dynamo's record of the exception that ended the run.
+
+    When user code raises (often a check failing on made-up inputs: ``assert x.dim() == 3``), Dynamo
+    logs the raising line as a break: the failing check's jump on a constant (GB0170) or an observed
+    exception (GB0088). The exception is what happened there, not a graph break. A real break on that
+    line (``input()`` breaking, then raising at end of input) has its own GB id and is kept.
+    """
+    site = result.get("error_site")
+    raised_at = (_key(site[0]), site[1]) if site else None
+    return [
+        b for b in result.get("breaks", ())
+        if (_key(b["file"]), b["line"]) != raised_at or b.get("gb_id") not in RAISE_RECORDS
+    ]
 
 
 def _hazard(code: str) -> str:

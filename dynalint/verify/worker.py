@@ -207,6 +207,7 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
             frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
             result["error"] = f"{type(error).__name__}: {str(error).strip()}{where}"[:_ERROR_MAX]
+            result["error_site"] = [frame.filename, frame.lineno] if frame else None
     result.update(
         breaks=[
             {"file": b.filename, "line": b.line, "gb_id": b.gb_id, "reason": b.reason, "function": b.function,
