@@ -117,7 +117,7 @@ def main() -> None:
     verdicts = collections.Counter((f.get("verify") or {}).get("verdict") for f in findings)
     print(f"\nall verdicts: {dict(verdicts)}")
     reasons = collections.Counter(
-        re.sub(r"`[^`]*`|\d[\d,.]*|'[^']*'", "_", f["verify"]["reason"])[:90]
+        re.sub(r"`[^`]*`|\d[\d,.]*", "_", f["verify"]["reason"]).split(" (")[0][:90]
         for f in findings if (f.get("verify") or {}).get("verdict") == "unverifiable"
     )
     print("unverifiable, by reason:")
