@@ -3,7 +3,8 @@
 A worker (``worker.py``) is a separate Python process: one torch import serves many jobs. Each job
 has a time limit; a job that hangs gets its worker killed (with its whole process group) and is
 reported ``unverifiable`` (timed out); a worker that dies (segfault, ``os._exit``, ``sys.exit`` at
-import) is reported for the job it held, and a fresh worker takes the remaining jobs. No torch here.
+import) is reported for the job it held, and a fresh worker takes the remaining jobs. Factory jobs
+come first; a function one of them already ran is ``covered`` by it and not run again. No torch here.
 """
 
 from __future__ import annotations
