@@ -271,7 +271,7 @@ class _Summarizer(ast.NodeVisitor):
         function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
         returned = ast_dotted(node.returns) if node.returns else None
         function.returns_tensor = self.imports.resolve(returned) in TENSOR_RETURNS
-        if returned and returned.split(".")[-1][:1].isupper() and not function.returns_tensor:
+        if _names_class(returned) and not function.returns_tensor:
             function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
             resolved = self.imports.resolve(annotation)
@@ -367,7 +367,7 @@ class _Summarizer(ast.NodeVisitor):
             resolved = self.imports.resolve(callee) or ""
             if resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR:
                 function.returns_tensor = True
-            elif callee and callee.split(".")[-1][:1].isupper():
+            elif _names_class(callee):
                 function.returns_class = callee
         elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
             function.returns_class = function.local_types[node.value.id]
@@ -459,6 +459,11 @@ class _Summarizer(ast.NodeVisitor):
 MODULE_RETURNING_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}
 )
+
+
+def _names_class(dotted: str | None) -> bool:
+    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8)."""
+    return bool(dotted) and dotted.split(".")[-1][:1].isupper()
 
 
 def _strip_module_methods(call: ast.Call) -> ast.Call:
