@@ -3,6 +3,8 @@
 The only part of dynalint that touches torch, and only in worker subprocesses (``worker.py``): this
 package's ``verify()`` plans jobs, hands them to the supervisor (``runner.py``), judges every finding
 (``verdicts.py``) and builds the break census (``census.py``) without importing torch itself.
+However it ends (Ctrl-C and SIGTERM included), no worker process, nor any process user code started
+in one, outlives ``verify()``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from typing import Any
 
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
-from dynalint.verify.runner import WorkerError
+from dynalint.verify.runner import Terminated, WorkerError
 
-__all__ = ["TorchMissing", "Verification", "WorkerError", "verify"]
+__all__ = ["Terminated", "TorchMissing", "Verification", "WorkerError", "verify"]
 
 
 class TorchMissing(RuntimeError):

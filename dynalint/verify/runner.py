@@ -5,101 +5,185 @@ has a time limit; a job that hangs gets its worker killed (with its whole proces
 reported ``unverifiable`` (timed out); a worker that dies (segfault, ``os._exit``, ``sys.exit`` at
 import) is reported for the job it held, and a fresh worker takes the remaining jobs. Factory jobs
 come first; a function one of them already ran is ``covered`` by it and not run again. No torch here.
+
+Each worker leads a session of its own, and its whole process group is killed however ``run`` ends:
+after the last job, on a timeout, on Ctrl-C (``KeyboardInterrupt``) and on SIGTERM (``Terminated``,
+raised by a handler installed only while ``run`` runs), so nothing user code started in the worker
+outlives dynalint. Results come back on a pipe of their own, never on the worker's stdout, which user
+code writes to; a line on that pipe that is not the job's result costs that job, not the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import selectors
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from dynalint.verify.plan import Job, traced_within
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+WORKER_MODULE = "dynalint.verify.worker"  # run with ``python -m``; tests put a fake one in its place
 STARTUP_SECONDS = 180.0  # importing torch on a cold machine
+POLL_SECONDS = 1.0  # how often a wait for a result checks that the worker still lives
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 
 
 class WorkerError(Exception):
     """The worker could not be started or stopped answering."""
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived while ``run`` ran; like ``KeyboardInterrupt``, no ``except Exception`` stops it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(f"terminated by {signal.Signals(signum).name}")
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C while verify runs (through the ``finally`` that kills workers)."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back until the end of the block, where they are delivered.
+
+    Around starting a worker, because an exception between the fork and the return of ``Popen``
+    would lose the only handle on a running worker; around killing one, so that a second Ctrl-C
+    cannot cut the kill short. The worker inherits the mask and lifts it first thing.
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _decode(line: str) -> dict[str, Any] | None:
+    """The JSON object ``line`` holds, or ``None`` when it holds anything else."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 class _Worker:
     def __init__(self, backend: str, device: str) -> None:
-        self.stderr = tempfile.TemporaryFile()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "dynalint.verify.worker", "--backend", backend, "--device", device],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=env,
-            start_new_session=True,  # its own process group: a kill takes user subprocesses with it
-        )
+        self.stderr = tempfile.TemporaryFile()  # a file, not a pipe: a worker printing 100 MB never blocks
+        self.process: subprocess.Popen[bytes] | None = None
+        self.results, writer = os.pipe()
         self._buffer = b""
-        self.closed = False  # its stdout reached end of file: it died, or is dying
-        ready = self.read_line(STARTUP_SECONDS)
-        if ready is None or not json.loads(ready).get("ready"):
-            raise WorkerError(f"the verify worker did not start: {self.last_words()}")
-        self.device = json.loads(ready).get("device", "cpu")
+        self.closed = False  # its result pipe reached end of file, or it exited: it died, or is dying
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))}
+        try:
+            with _interrupts_held():
+                try:
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-m", WORKER_MODULE, "--backend", backend, "--device", device,
+                         "--result-fd", str(writer)],
+                        stdin=subprocess.PIPE,
+                        stdout=self.stderr,  # user code owns fd 1; the results go to `writer`
+                        stderr=self.stderr,
+                        pass_fds=(writer,),
+                        env=env,
+                        start_new_session=True,  # its own process group: a kill takes user subprocesses with it
+                    )
+                finally:
+                    os.close(writer)  # the worker's copy is then the only one: its end of file is the worker's
+            ready = self.read_line(STARTUP_SECONDS)
+            answer = _decode(ready) if ready is not None else None
+            if answer is None or not answer.get("ready"):
+                raise WorkerError(f"the verify worker did not start: {self.last_words()}")
+            self.device = str(answer.get("device", "cpu"))
+        except BaseException:
+            self.close()
+            raise
 
     def read_line(self, timeout: float) -> str | None:
-        """One line from the worker, or ``None`` on timeout or end of output."""
-        assert self.process.stdout is not None
+        """One line from the worker's result pipe, or ``None`` on timeout or when the worker is gone."""
+        assert self.process is not None
         deadline = time.monotonic() + timeout
-        selector = selectors.DefaultSelector()
-        selector.register(self.process.stdout, selectors.EVENT_READ)
-        try:
-            while b"\n" not in self._buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not selector.select(remaining):
-                    return None
-                chunk = os.read(self.process.stdout.fileno(), 1 << 16)
-                if not chunk:
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            readable, _, _ = select.select([self.results], [], [], min(remaining, POLL_SECONDS))
+            if not readable:
+                # A process user code forked holds the pipe open after the worker died: no end of
+                # file will come, so the worker's own exit must be noticed.
+                if self.process.poll() is not None:
                     self.closed = True
                     return None
-                self._buffer += chunk
-        finally:
-            selector.close()
+                continue
+            chunk = os.read(self.results, 1 << 16)
+            if not chunk:
+                self.closed = True
+                return None
+            self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode("utf-8", errors="replace")
 
     def send(self, job: Job) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write((json.dumps(job.as_dict()) + "\n").encode())
-        self.process.stdin.flush()
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write((json.dumps(job.as_dict()) + "\n").encode())
+            self.process.stdin.flush()
+        except BrokenPipeError:  # it died between jobs: waiting for the answer finds out how
+            pass
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
+        """SIGKILL the worker's whole process group: the worker, and whatever user code started in it."""
+        assert self.process is not None
+        with _interrupts_held():
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:  # the worker was reaped and nothing it started is left
+                pass
+            self.process.wait()
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+        """Kill the group even after a clean last job: its children (a server, a sleeping fork) go too."""
+        with _interrupts_held():
+            if self.process is not None:
                 self.kill()
-        self.stderr.close()
+                if self.process.stdin is not None:
+                    with contextlib.suppress(OSError):  # unsent bytes to a dead worker
+                        self.process.stdin.close()
+            if self.results >= 0:
+                os.close(self.results)
+                self.results = -1
+            self.stderr.close()
 
     def last_words(self) -> str:
-        self.stderr.seek(0)
-        text = self.stderr.read().decode("utf-8", errors="replace").strip().splitlines()
-        return text[-1] if text else "no output"
+        """The last line of the worker's stderr (``pread``: the file offset is shared with the worker)."""
+        fd = self.stderr.fileno()
+        start = max(0, os.fstat(fd).st_size - 4096)  # a 100 MB print is never read whole
+        lines = os.pread(fd, 4096, start).decode("utf-8", errors="replace").strip().splitlines()
+        return lines[-1][-300:] if lines else "no output"
 
     def death(self) -> str:
-        try:  # its stdout is closed, so it is exiting; the exit status may lag a moment behind
+        assert self.process is not None
+        try:  # its result pipe is closed, so it is exiting; the exit status may lag a moment behind
             code = self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.kill()
@@ -119,36 +203,48 @@ def _covering_factory(job: Job, jobs: Sequence[Job], results: dict[str, dict[str
     return None
 
 
+def _failed(job: Job, reason: str) -> dict[str, Any]:
+    return {"id": job.id, "error": None, "unverifiable": reason, "breaks": [], "traced": [], "graphs": 0,
+            "recompiles": 0, "crashed": True}
+
+
 def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> dict[str, dict[str, Any]]:
-    """Run every job; ``{job id: result}`` with a result for every job, whatever happened."""
+    """Run every job; ``{job id: result}`` with a result for every job, whatever happened.
+
+    Raises ``KeyboardInterrupt`` on Ctrl-C and ``Terminated`` on SIGTERM, with every worker killed.
+    """
     results: dict[str, dict[str, Any]] = {}
     worker: _Worker | None = None
-    try:
-        for job in jobs:
-            factory = _covering_factory(job, jobs, results)
-            if factory is not None:
-                # The user's factory already ran this function with real inputs: its observations
-                # speak for it, and synthesizing inputs (or a default-sized model) again adds nothing.
-                results[job.id] = {"id": job.id, "error": None, "unverifiable": None, "covered_by": factory,
-                                   "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
-                continue
-            if worker is None:
-                worker = _Worker(backend, device)
-            worker.send(job)
-            line = worker.read_line(timeout)
-            if line is not None:
-                results[job.id] = json.loads(line)
-                continue
-            if not worker.closed and worker.process.poll() is None:
-                worker.kill()
-                reason = f"timed out after {timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
-            else:
-                reason = f"{worker.death()} ({worker.last_words()})"
-            results[job.id] = {"id": job.id, "error": None, "unverifiable": reason, "breaks": [], "traced": [],
-                               "graphs": 0, "recompiles": 0, "crashed": True}
-            worker.close()
-            worker = None
-    finally:
-        if worker is not None:
-            worker.close()
+    with _sigterm_raises():
+        try:
+            for job in jobs:
+                factory = _covering_factory(job, jobs, results)
+                if factory is not None:
+                    # The user's factory already ran this function with real inputs: its observations
+                    # speak for it, and synthesizing inputs (or a default-sized model) again adds nothing.
+                    results[job.id] = {"id": job.id, "error": None, "unverifiable": None, "covered_by": factory,
+                                       "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
+                    continue
+                if worker is None:
+                    worker = _Worker(backend, device)
+                worker.send(job)
+                line = worker.read_line(timeout)
+                answer = _decode(line) if line is not None else None
+                if answer is not None and answer.get("id") == job.id:
+                    results[job.id] = answer
+                    continue
+                assert worker.process is not None
+                if line is not None:  # something else wrote to the result pipe: the worker cannot be trusted
+                    reason = (f"its worker answered {line[:80]!r} instead of a result (the worker was killed; "
+                              "later jobs ran in a fresh one)")
+                elif not worker.closed and worker.process.poll() is None:
+                    reason = f"timed out after {timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
+                else:
+                    reason = f"{worker.death()} ({worker.last_words()})"
+                results[job.id] = _failed(job, reason)
+                worker.close()  # kills its process group, whichever way the job ended
+                worker = None
+        finally:
+            if worker is not None:
+                worker.close()
     return results

@@ -1,14 +1,15 @@
 """Verify stage, the process that runs user code: compile each job's target and watch Dynamo.
 
-``python -m dynalint.verify.worker --backend eager --device auto`` reads one JSON job per line on
-stdin (``plan.Job``) and writes one JSON result per line on stdout; everything user code prints goes
-to stderr. torch is imported once per worker. For a job it imports the target's file (module-level
-code runs with ``torch.compile`` defaulting to the chosen backend, so scripts and rule-page examples
-verify themselves), then, unless that already traced the target, compiles the target and calls it
-twice: with inputs from a factory, or synthesized where that is safe (annotated tensors and Python
-scalars, ``nn.Module`` classes with no required constructor arguments). A target that cannot be run
-is reported ``unverifiable`` with the reason, never as "no break". The runner (``runner.py``) owns
-timeouts and crashes: this process may be killed at any moment.
+``python -m dynalint.verify.worker --backend eager --device auto --result-fd N`` reads one JSON job
+per line on stdin (``plan.Job``) and writes one JSON result per line on file descriptor ``N`` (stdout
+when run by hand without it); everything user code prints goes to stderr. torch is imported once per
+worker. For a job it imports the target's file (module-level code runs with ``torch.compile``
+defaulting to the chosen backend, so scripts and rule-page examples verify themselves), then, unless
+that already traced the target, compiles the target and calls it twice: with inputs from a factory,
+or synthesized where that is safe (annotated tensors and Python scalars, ``nn.Module`` classes with
+no required constructor arguments). A target that cannot be run is reported ``unverifiable`` with the
+reason, never as "no break". The runner (``runner.py``) owns timeouts and crashes: this process may
+be killed at any moment, with everything it started.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import inspect
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -223,16 +225,19 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
     return result
 
 
-def _protocol_streams() -> tuple[Any, Any]:
+def _protocol_streams(result_fd: int | None) -> tuple[Any, Any]:
     """The job and result pipes, moved off file descriptors 0 and 1.
 
     User code, C extensions and child processes (``os.system``) use fds 0 and 1 directly: reading
     stdin would swallow the next job and wait forever (``input()``), and writing stdout would corrupt
-    the results. They get ``/dev/null`` and stderr instead; the pipes live on non-inheritable copies.
+    the results. They get ``/dev/null`` and stderr instead; the pipes live on non-inheritable fds, the
+    results on the one the runner passed (a copy of stdout when run by hand).
     """
     sys.stdout.flush()
     jobs = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    result_fd = os.dup(1) if result_fd is None else result_fd
+    os.set_inheritable(result_fd, False)  # pass_fds made it inheritable; user subprocesses must not get it
+    out = os.fdopen(result_fd, "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -242,15 +247,21 @@ def _protocol_streams() -> tuple[Any, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The runner holds these back while it starts a worker, and the mask is inherited: user code
+    # (and its children) must see SIGINT and SIGTERM as usual. The runner kills with SIGKILL anyway.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="eager")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--result-fd", type=int, default=None)
     options = parser.parse_args(argv)
-    jobs, out = _protocol_streams()
+    jobs, out = _protocol_streams(options.result_fd)
     import torch  # noqa: F401  (once per worker)
+    import torch._dynamo  # noqa: F401  (seconds more: paid before "ready", not out of the first job's time limit)
 
     device = _device(options.device)
     imported: dict[str, Any] = {}
+    pid = os.getpid()
     out.write(json.dumps({"ready": True, "device": device}) + "\n")
     out.flush()
     for line in jobs:
@@ -263,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as error:  # a bug of ours: report it for this job and keep serving
             result = {"id": job.get("id"), "error": f"internal error in the verify worker: {error!r}",
                       "unverifiable": None, "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
+        if os.getpid() != pid:  # a copy user code forked (os.fork) came back here: only the worker answers
+            os._exit(0)
         out.write(json.dumps(result) + "\n")
         out.flush()
     return 0
