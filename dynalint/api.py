@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import diagnostics, files, registry, suppression, versions
+from dynalint import diagnostics, failsafe, files, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
@@ -29,6 +29,7 @@ class LintResult:
     files_checked: int = 0
     program: Program | None = None  # the linked tree, for ``--verify`` to plan what to compile
     entries: list[Region] = field(default_factory=list)  # compile entry points in the files asked for
+    skipped: list[str] = field(default_factory=list)  # excluded folders that hold Python files
 
 
 @dataclass
@@ -66,10 +67,15 @@ def lint_paths(
             )
             inputs.append((source, files.decode(stdin_text or b"", name)))
     on_disk = [p for p in paths if p != STDIN]
-    for path in files.discover(on_disk, config, force_exclude):
+    found = files.discover(on_disk, config, force_exclude)
+    for path in found.files:
         source = files.source_file(path)
-        inputs.append((source, files.read_source(path, source.display)))
-    return _lint(inputs, config, _project_context(on_disk, inputs, config))
+        inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
+    result = _lint(inputs, config, _project_context(on_disk, inputs, config))
+    result.skipped = found.skipped
+    result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
+                             key=lambda f: f.sort_key)
+    return result
 
 
 def _project_context(
@@ -85,12 +91,12 @@ def _project_context(
     if not explicit:
         return []
     root = config.root if config.source else files.project_root(explicit[0])
-    asked = {source.path.resolve() for source, _ in inputs}
+    asked = {files.real(source.path) for source, _ in inputs}
     context = []
-    for path in files.discover([str(root)], config):
-        if path.resolve() not in asked:
+    for path in files.discover([str(root)], config).files:
+        if files.real(path) not in asked:
             shown = files.display_name(path)
-            context.append((files.source_file(path, shown), files.read_source(path, shown)))
+            context.append((files.source_file(path, shown), files.read_source(path, shown, config.max_file_kb)))
     return context
 
 
@@ -99,51 +105,98 @@ def _lint(
     config: Config,
     context: Sequence[tuple[files.SourceFile, str | Finding]] = (),
 ) -> LintResult:
+    # Every stage's walk recurses with the tree: run them where any nesting Python accepts fits.
+    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context))
+
+
+def _lint_contained(
+    inputs: Sequence[tuple[files.SourceFile, str | Finding]],
+    config: Config,
+    context: Sequence[tuple[files.SourceFile, str | Finding]],
+) -> LintResult:
+    """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
     result = LintResult(files_checked=len(inputs))
     parsed: list[_Parsed] = []
     taken: set[str] = set()
-    requested = len(inputs)
-    for index, (source, text) in enumerate([*inputs, *context]):
-        if index >= requested:
-            parsed_context = _parse_quietly(source, text)
-            if parsed_context is not None:
-                module = _unique(source.module, taken, source.display)
-                parsed.append(_Parsed(source, "", summarize(parsed_context, source.display, module,
-                                                            source.is_package), requested=False))
+    for (source, text), requested in [*((item, True) for item in inputs), *((item, False) for item in context)]:
+        prepared = _prepare(source, text, taken)
+        if isinstance(prepared, Finding):
+            if requested:  # a context file is only read for its compile sites: a bad one is left out
+                result.findings.append(prepared)
             continue
-        if isinstance(text, Finding):
-            result.findings.append(text)
-            continue
-        module = _unique(source.module, taken, source.display)
-        try:
-            tree = ast.parse(text, filename=source.display)
-        except SyntaxError as error:
-            detail = error.msg or "invalid syntax"
-            result.findings.append(diagnostics.parse_error(source.display, error.lineno or 1, error.offset or 1, detail))
-            continue
-        except (ValueError, RecursionError) as error:  # e.g. a NUL byte after decoding, absurd nesting
-            result.findings.append(diagnostics.parse_error(source.display, 1, 1, str(error)))
-            continue
-        parsed.append(_Parsed(source, text, summarize(tree, source.display, module, source.is_package)))
-    program = link([p.summary for p in parsed], config.dynamo)
+        prepared.requested = requested
+        parsed.append(prepared)
+    program, broken = _link_contained(parsed, config)
+    result.findings += broken
     result.program = program
     compiled_modules = {program.functions[name][0].module for name in program.regions}
-    requested = {item.summary.module for item in parsed if item.requested}
+    requested_modules = {item.summary.module for item in parsed if item.requested}
     result.entries = [
         region for name, region in program.regions.items()
         if region.entry == name and region.confidence is Confidence.CERTAIN
-        and program.functions[name][0].module in requested
+        and program.functions[name][0].module in requested_modules
     ]
     for item in parsed:
         if not item.requested or item.summary.module not in compiled_modules:
             continue
         rules = _rules_for(item.file, config)
         if rules:
-            findings = lint_module(item.text, item.file.display, item.summary, program, rules)
-            result.findings += suppression.apply(findings, item.text)
+            deadline = failsafe.Deadline(config.max_file_seconds)
+            linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(
+                lint_module(item.text, item.file.display, item.summary, program, rules, deadline), item.text
+            ))
+            result.findings += [linted] if isinstance(linted, Finding) else linted
     result.findings = [f for f in result.findings if _selected(f, config)]
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+def _prepare(source: files.SourceFile, text: str | Finding, taken: set[str]) -> _Parsed | Finding:
+    """Parse and summarize one file, or the diagnostic that says why it could not be."""
+    if isinstance(text, Finding):
+        return text
+    tree = failsafe.contain("parse", source.display, lambda: _parse(text, source.display))
+    if isinstance(tree, Finding):
+        return tree
+    module = _unique(source.module, taken, source.display)
+    summary = failsafe.contain(
+        "summarize", source.display, lambda: summarize(tree, source.display, module, source.is_package)
+    )
+    if isinstance(summary, Finding):
+        return summary
+    return _Parsed(source, text, summary)
+
+
+def _parse(text: str, display: str) -> ast.Module | Finding:
+    try:
+        return ast.parse(text, filename=display)
+    except SyntaxError as error:
+        return diagnostics.parse_error(display, error.lineno or 1, error.offset or 1, error.msg or "invalid syntax")
+    except ValueError as error:  # source text Python refuses outright (a NUL byte after decoding)
+        return diagnostics.parse_error(display, 1, 1, str(error))
+
+
+def _link_contained(parsed: list[_Parsed], config: Config) -> tuple[Program, list[Finding]]:
+    """The linked program; a file whose summary breaks linking is left out with its own diagnostic."""
+    try:
+        return link([p.summary for p in parsed], config.dynamo), []
+    except Exception:  # noqa: BLE001 - find the files that cause it; linking is cheap next to parsing
+        pass
+    findings, kept = [], []
+    for item in parsed:
+        alone = failsafe.contain("link", item.file.display, lambda: link([item.summary], config.dynamo))
+        if isinstance(alone, Finding):
+            if item.requested:
+                findings.append(alone)
+        else:
+            kept.append(item)
+    parsed[:] = kept
+    linked = failsafe.contain("link", kept[0].file.display if kept else "<tree>",
+                              lambda: link([p.summary for p in kept], config.dynamo))
+    if isinstance(linked, Finding):  # files that link alone but not together: nothing can be linted
+        parsed.clear()
+        return link([], config.dynamo), [*findings, linked]
+    return linked, findings
 
 
 def _unique(module: str, taken: set[str], display: str) -> str:
@@ -153,20 +206,10 @@ def _unique(module: str, taken: set[str], display: str) -> str:
     return name
 
 
-def _parse_quietly(source: files.SourceFile, text: str | Finding) -> ast.Module | None:
-    """Context files are not reported on: one that cannot be read or parsed is just left out."""
-    if isinstance(text, Finding):
-        return None
-    try:
-        return ast.parse(text, filename=source.display)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-
-
 def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:
     path = Path(display)
     try:
-        relative = path.resolve().relative_to(config.root).as_posix()
+        relative = files.real(path).relative_to(config.root).as_posix()
     except ValueError:
         relative = path.as_posix()
     return tuple(

@@ -7,6 +7,7 @@ internal error. ``dynalint PATH...`` is short for ``dynalint check PATH...``.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import traceback
@@ -62,7 +63,8 @@ def main() -> None:
               show_default=True, help="Backend for --verify (breaks are decided before any backend runs).")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
               help="Where --verify runs the code (auto: cuda when available).")
-@click.option("--verify-timeout", type=float, help="Seconds per verified function (default: config, else 120).")
+@click.option("--verify-timeout", type=float, callback=lambda ctx, param, value: _positive_seconds(value),
+              help="Seconds per verified function (default: config, else 120).")
 @click.option("--census-out", type=click.Path(dir_okay=False, path_type=Path),
               help="With --verify: write the per-function break census as JSON.")
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -96,7 +98,8 @@ def check(
     except ConfigError as error:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    missing = [p for p in paths if p != api.STDIN and not Path(p).exists()]
+    # lexists: a symlink loop or a dangling link is there, and gets its own diagnostic (DYN902).
+    missing = [p for p in paths if p != api.STDIN and not os.path.lexists(p)]
     if missing:
         click.echo(f"dynalint: error: no such file or directory: {missing[0]}", err=True)
         sys.exit(EXIT_ERROR)
@@ -105,8 +108,11 @@ def check(
         result = api.lint_paths(
             paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename
         )
-    except Exception:  # an engine bug: say so plainly and exit 2, never 0
-        click.echo("dynalint: internal error, please report it:\n" + traceback.format_exc(), err=True)
+    except KeyboardInterrupt:
+        click.echo("dynalint: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception:  # an engine bug outside every per-file guard: say so plainly and exit 2, never 0
+        click.echo(f"dynalint {__version__}: internal error, please report it:\n" + traceback.format_exc(), err=True)
         sys.exit(EXIT_ERROR)
     if (census_out or baseline) and not verify:
         click.echo("dynalint: error: --census-out and --baseline need --verify", err=True)
@@ -118,12 +124,22 @@ def check(
         )
     REPORTERS[output_format](result.findings, sys.stdout)
     if not quiet:
-        click.echo(summary(result.findings, result.files_checked), err=True)
+        click.echo(summary(result.findings, result.files_checked, result.skipped), err=True)
     if gate_failed:
         sys.exit(EXIT_FINDINGS)
     if baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
         sys.exit(EXIT_CLEAN)
     sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
+
+
+def _positive_seconds(value: float | None) -> float | None:
+    """``--verify-timeout``: ``nan`` and ``inf`` never expire, ``0`` and less would expire at once."""
+    if value is not None and not 0 < value < float("inf"):
+        raise click.BadParameter(f"must be a positive, finite number of seconds, got {value:g}")
+    return value
 
 
 def _verify(
@@ -143,10 +159,19 @@ def _verify(
     try:
         outcome = verifier.verify(
             result.findings, result.program, root=config.root, factories=config.verify_factories,
-            entries=result.entries, backend=backend, device=device, timeout=timeout or config.verify_timeout,
+            entries=result.entries, backend=backend, device=device,
+            timeout=config.verify_timeout if timeout is None else timeout,
         )
     except (verifier.TorchMissing, verifier.WorkerError) as error:
         click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    # Caught here, or click would print "Aborted!" and exit 1, the code for findings. The workers
+    # and everything user code started in them are already killed when these arrive.
+    except KeyboardInterrupt:
+        click.echo("dynalint: interrupted; --verify stopped its workers", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except verifier.Terminated as error:
+        click.echo(f"dynalint: error: {error}; --verify stopped its workers", err=True)
         sys.exit(EXIT_ERROR)
     if census_out is not None:
         census_out.write_text(json.dumps(outcome.census, indent=2) + "\n", encoding="utf-8")

@@ -21,7 +21,8 @@ from dynalint import registry
 from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-KNOWN_KEYS = frozenset({*LIST_KEYS, "per-file-ignores", "target-torch", "dynamo", "verify"})
+LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
+KNOWN_KEYS = frozenset({*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "dynamo", "verify"})
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
@@ -45,6 +46,10 @@ class Config:
     dynamo: DynamoSettings = field(default_factory=DynamoSettings)
     verify_factories: tuple[str, ...] = ()  # ``module:function`` returning (callable, args, kwargs)
     verify_timeout: float = 120.0  # seconds per verified function
+    # Per-file limits: a larger file is reported (DYN904) without being read; a slower one is cut short.
+    # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
+    max_file_kb: float = 2048.0
+    max_file_seconds: float = 60.0
 
     def with_overrides(self, **overrides: object) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
@@ -120,6 +125,7 @@ def parse(table: object, path: Path) -> Config:
     if target_torch is not None and not (isinstance(target_torch, str) and _VERSION.match(target_torch)):
         raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.13\", got {target_torch!r}")
     return Config(
+        **_limits(table, where),
         root=path.parent.resolve(),
         target_torch=target_torch,
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
@@ -132,6 +138,22 @@ def parse(table: object, path: Path) -> Config:
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
     )
+
+
+def _limits(table: dict[str, object], where: str) -> dict[str, float]:
+    limits = {}
+    for key, (attribute, unit) in LIMIT_KEYS.items():
+        if key in table:
+            limits[attribute] = positive_number(table[key], key, where, unit)
+    return limits
+
+
+def positive_number(value: object, key: str, where: str, unit: str) -> float:
+    """``value`` as a float when it is a positive, finite number; else a ``ConfigError`` naming ``key``."""
+    # `0 < v < inf` is false for nan too, which TOML allows and which would never compare as a limit.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ConfigError(f"{where}: `{key}` must be a positive, finite number of {unit}, got {value!r}")
+    return float(value)
 
 
 def _verify_settings(table: object, where: str) -> dict[str, object]:
@@ -148,10 +170,7 @@ def _verify_settings(table: object, where: str) -> dict[str, object]:
             raise ConfigError(f"{where}: `verify.factories` entries must read module:function, got {bad[0]!r}")
         settings["verify_factories"] = factories
     if "timeout" in table:
-        timeout = table["timeout"]
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ConfigError(f"{where}: `verify.timeout` must be a positive number of seconds, got {timeout!r}")
-        settings["verify_timeout"] = float(timeout)
+        settings["verify_timeout"] = positive_number(table["timeout"], "verify.timeout", where, "seconds")
     return settings
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dynalint import __version__
 from dynalint.finding import Finding, Position
 
 
@@ -22,14 +23,21 @@ class Diagnostic:
 
 SYNTAX_ERROR = Diagnostic("DYN901", "syntax-error", "The file does not parse as Python",
                           "Fix the syntax error; nothing else in the file was checked")
-UNREADABLE_FILE = Diagnostic("DYN902", "unreadable-file", "The file cannot be read as UTF-8 Python source",
-                             "Save the file as UTF-8 (PEP 3120), or exclude it")
-INTERNAL_ERROR = Diagnostic("DYN903", "internal-error", "A rule crashed on this file",
-                            "Please report this with the file; the rule's other findings in it were dropped")
+UNREADABLE_FILE = Diagnostic("DYN902", "unreadable-file",
+                             "The file or folder cannot be read as Python source (encoding, binary, special "
+                             "file, symlink loop, permissions)",
+                             "Save the file as UTF-8 (PEP 3120) and make it a readable regular file, or exclude it")
+INTERNAL_ERROR = Diagnostic("DYN903", "internal-error", "dynalint itself failed on this file (a bug)",
+                            "Please report this with the file; what the failing stage or rule would have found "
+                            "in it was dropped")
+# A limit, not a bug: the file is larger, deeper or slower than dynalint checks (each limit is named).
+TOO_COMPLEX = Diagnostic("DYN904", "file-too-complex",
+                         "The file is too large, too deeply nested or too slow to check in full",
+                         "Exclude the file (generated code), or raise the limit the message names")
 # Reported by ``--verify`` only: a break real Dynamo saw where no rule predicted one.
 OBSERVED_BREAK = Diagnostic("DYN090", "observed-graph-break", "Dynamo broke the graph on a line no rule flagged",
                             "See the GB id's page for the cause; tell us, so that a rule can learn it")
-ALL_DIAGNOSTICS = (OBSERVED_BREAK, SYNTAX_ERROR, UNREADABLE_FILE, INTERNAL_ERROR)
+ALL_DIAGNOSTICS = (OBSERVED_BREAK, SYNTAX_ERROR, UNREADABLE_FILE, INTERNAL_ERROR, TOO_COMPLEX)
 
 
 def _finding(diagnostic: Diagnostic, filename: str, line: int, column: int, message: str) -> Finding:
@@ -46,4 +54,19 @@ def unreadable(filename: str, problem: str) -> Finding:
 
 
 def rule_crash(filename: str, code: str, name: str, detail: str) -> Finding:
-    return _finding(INTERNAL_ERROR, filename, 1, 1, f"Rule {code} `{name}` crashed on this file: {detail}")
+    return _finding(INTERNAL_ERROR, filename, 1, 1,
+                    f"Rule {code} `{name}` crashed on this file: {detail} ({_please_report()})")
+
+
+def stage_crash(filename: str, stage: str, detail: str) -> Finding:
+    """Whatever a pipeline stage raised on one file (the file's other stages and the other files go on)."""
+    return _finding(INTERNAL_ERROR, filename, 1, 1,
+                    f"Internal error in the {stage} stage: {detail} ({_please_report()})")
+
+
+def too_complex(filename: str, line: int, problem: str) -> Finding:
+    return _finding(TOO_COMPLEX, filename, line, 1, f"Not checked in full: {problem}")
+
+
+def _please_report() -> str:
+    return f"dynalint {__version__}; please report it with the file"

@@ -6,9 +6,12 @@ just that with LibCST (a method is wrapped in a one-line ``class _:`` header, so
 columns stay as they are, and lines shift by a constant) and walks it with a light traversal of its
 own: LibCST's visitor framework rebuilds nodes as it goes and costs several times more than the walk
 itself. The walk keeps the region provider (``regions.LintContext``) up to date and calls every rule's
-``visit_*`` / ``leave_*`` method. A rule that raises is dropped for the rest of the file and reported
-as a DYN903 internal error naming the rule; the other rules go on. Positions are computed only for
-functions with something to report.
+``visit_*`` / ``leave_*`` method. Rules and the region provider are built afresh for each parsed
+function, so no state outlives the tree it describes. A rule that raises is dropped for the rest of
+the file and reported as a DYN903 internal error naming the rule; the other rules go on. A function
+nested deeper than LibCST can take is reported (DYN904) and skipped, the rest of the file is linted.
+Lines are cut the way Python cuts them (``lines.py``). Positions are computed only for functions with
+something to report.
 """
 
 from __future__ import annotations
@@ -23,13 +26,21 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dynalint import diagnostics
+from dynalint.failsafe import NO_DEADLINE, Deadline
 from dynalint.finding import Confidence, Finding, Position
+from dynalint.lines import indentation, python_lines
 from dynalint.program import Program
 from dynalint.regions import LintContext
 from dynalint.rule import Report, Rule
 from dynalint.summary import FunctionSummary, ModuleSummary
 
 VisitorMethod = Callable[[cst.CSTNode], object]
+
+# Deeper than this (in ``ast`` levels, as the summary stage counts them) a function is not handed to
+# LibCST: its native parser overflows the stack between 5,000 and 6,000 levels (measured with the
+# deep stack of failsafe.run_deep), and Python itself compiles up to about 2,500. Real code
+# stays under 50; generated expressions (a 900-term ``a + b + ...``) reach the hundreds.
+MAX_NESTING = 2500
 
 # Fields that only hold layout (whitespace, brackets, commas, operators' tokens): never walked.
 _LAYOUT_FIELDS = frozenset(
@@ -119,29 +130,44 @@ def lint_module(
     summary: ModuleSummary,
     program: Program,
     rule_classes: Sequence[type[Rule]],
+    deadline: Deadline = NO_DEADLINE,
 ) -> list[Finding]:
     """Findings of ``rule_classes`` in the compiled functions of one file (which ``ast`` has parsed)."""
-    lines = source.splitlines(keepends=True)
-    context = LintContext(summary, program)
-    rules = [rule_class(context) for rule_class in rule_classes]
-    walker = _Walker(context, rules)
+    lines = python_lines(source)
     findings: list[Finding] = []
+    failures: dict[type[Rule], str] = {}
     for function in _outermost_compiled(summary, program):
+        deadline.check()
+        if function.nesting > MAX_NESTING:
+            findings.append(diagnostics.too_complex(
+                filename, function.lineno,
+                f"`{function.qualname}` nests {function.nesting} levels deep, more than the LibCST stage "
+                f"takes ({MAX_NESTING}); its lines were not linted",
+            ))
+            continue
         try:
             segment = _parse_segment(lines, function)
-        except cst.ParserSyntaxError as error:
-            line = error.raw_line + function.start_line - 1
-            return [diagnostics.parse_error(filename, line, error.raw_column + 1, str(error.message))]
-        before = {id(rule): len(rule.reports) for rule in rules}
+        except (cst.ParserSyntaxError, SegmentError) as error:
+            # ``ast`` accepted the file, so this is LibCST's limit or ours, never the user's syntax error.
+            findings.append(diagnostics.stage_crash(
+                filename, "lint", f"LibCST could not parse `{function.qualname}`, which Python accepts: {error}"
+            ))
+            continue
+        # Rule and region state is keyed by the nodes of one parsed tree: it is built for each tree
+        # and dropped with it, so no state can leak into (or be mistaken for) another function's nodes.
+        context = LintContext(summary, program)
+        rules = [rule_class(context) for rule_class in rule_classes if rule_class not in failures]
+        walker = _Walker(context, rules)
         context.enter_scope(function.qualname, summary)
         walker.walk(segment.node)
         context.leave_scope()
-        reports = [r for rule in rules if type(rule) not in walker.failures for r in rule.reports[before[id(rule)]:]]
+        failures.update(walker.failures)
+        reports = [r for rule in rules if type(rule) not in failures for r in rule.reports]
         if reports:
             findings += _to_findings(reports, segment, filename)
     findings += [
         diagnostics.rule_crash(filename, rule_class.code, rule_class.name, message)
-        for rule_class, message in walker.failures.items()
+        for rule_class, message in failures.items()
     ]
     return findings
 
@@ -160,14 +186,19 @@ def _outermost_compiled(summary: ModuleSummary, program: Program) -> list[Functi
     ]
 
 
+class SegmentError(Exception):
+    """A compiled function's lines did not parse back to that function."""
+
+
 def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
     text = "".join(lines[function.start_line - 1: function.end_line])
-    indented = bool(text[:1].isspace())
+    indented = bool(indentation(text))
     module = cst.parse_module(f"class _:\n{text}" if indented else text)
     statement = module.body[0]
     if indented:
         statement = statement.body.body[0]  # type: ignore[union-attr]
-    assert isinstance(statement, cst.FunctionDef), "a function's lines must parse to a function"
+    if not isinstance(statement, cst.FunctionDef):
+        raise SegmentError(f"lines {function.start_line}-{function.end_line} hold a {type(statement).__name__}")
     return _Segment(function, statement, module, function.start_line - 1 - int(indented))
 
 

@@ -1,21 +1,30 @@
 """Files stage: turn the command line's paths into the source files to check, and read them safely.
 
 Folders are walked for ``*.py``; well-known tool and environment folders are skipped, then the
-config's ``exclude`` / ``extend-exclude`` globs. Files named explicitly are always checked unless
-``--force-exclude`` is given (pre-commit passes every staged path explicitly). ``read_source``
-never raises: a file that is binary, not valid in its declared encoding or unreadable comes back as
-a DYN902 diagnostic instead of text.
+config's ``exclude`` / ``extend-exclude`` globs. ``build`` and ``dist`` are skipped only when they are
+not Python packages (``myproj/parallel/dist/__init__.py`` is code, not an artefact). Every skipped
+folder that holds Python files is counted, so the run can say what it left out; a folder that cannot
+be listed is a DYN902 diagnostic. Files named explicitly are always checked unless ``--force-exclude``
+is given (pre-commit passes every staged path explicitly).
+
+``read_source`` never raises and never blocks: only regular files are opened (a FIFO, socket or
+device named ``x.py`` is reported, not read), symlink loops and dangling links are reported, a file
+over ``max-file-size-kb`` is reported (DYN904) without being read, and a file that is binary, not
+valid in its declared encoding or unreadable comes back as a DYN902 diagnostic instead of text.
+Paths are resolved with ``os.path.realpath``, which, unlike ``Path.resolve``, does not raise on a loop.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import io
 import os
 import re
+import stat
 import tokenize
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynalint import diagnostics
@@ -26,6 +35,9 @@ DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache",
     "__pycache__", "__pypackages__", "build", "dist", "node_modules", "site-packages", ".eggs", "*.egg-info",
 )
+# Built-in excludes that are also common package names: a folder of these names that holds an
+# ``__init__.py`` is source, not a build artefact, and is linted.
+ARTEFACT_NAMES = frozenset({"build", "dist"})
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,11 @@ class SourceFile:
     is_package: bool
 
 
+def real(path: Path) -> Path:
+    """``path`` with symlinks resolved as far as they go (a loop or a dangling link is left as it is)."""
+    return Path(os.path.realpath(path))
+
+
 def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
     """Whether ``path`` matches an exclude glob, judged on its part below ``base`` (default: the config root).
 
@@ -43,52 +60,83 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
     directory called ``build`` or ``venv`` is still linted when asked for.
     """
     patterns = (*DEFAULT_EXCLUDE, *config.exclude, *config.extend_exclude)
-    relative = _below(path, base.resolve() if base else config.root)
+    anchor = real(base) if base else config.root
+    relative = _below(path, anchor)
     if relative is None and base is not None:
-        relative = _below(path, config.root)
+        anchor, relative = config.root, _below(path, config.root)
     if relative is None:
         # Outside the project: folder names above it are none of our business, only the file's own.
-        relative = path.name
+        anchor, relative = real(path).parent, path.name
     parts = Path(relative).parts
     for pattern in patterns:
-        if fnmatch.fnmatch(relative, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-        if fnmatch.fnmatch(relative, f"{pattern.rstrip('/')}/*"):
-            return True
+        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, f"{pattern.rstrip('/')}/*"):
+            if not _is_package_named_like_an_artefact(anchor, parts, len(parts) - 1, pattern):
+                return True
+        for index, part in enumerate(parts):
+            if fnmatch.fnmatch(part, pattern) and not _is_package_named_like_an_artefact(anchor, parts, index, pattern):
+                return True
     return False
+
+
+def _is_package_named_like_an_artefact(anchor: Path, parts: tuple[str, ...], index: int, pattern: str) -> bool:
+    if pattern not in ARTEFACT_NAMES or parts[index] != pattern:
+        return False
+    return (anchor.joinpath(*parts[: index + 1]) / "__init__.py").is_file()
 
 
 def _below(path: Path, base: Path) -> str | None:
     try:
-        return path.resolve().relative_to(base).as_posix()
+        return real(path).relative_to(base).as_posix()
     except ValueError:
         return None
 
 
-def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) -> Iterator[Path]:
+@dataclass
+class Discovery:
+    """What the files stage found under the paths asked for, and what it left out."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)  # folders that could not be listed
+    skipped: list[str] = field(default_factory=list)  # excluded folders that hold Python files
+
+
+def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) -> Discovery:
     """Every ``.py`` file under ``paths``, each once, in a stable order."""
+    found = Discovery()
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            candidates: Iterable[Path] = _walk(path, config, config.exclude + config.extend_exclude)
+            candidates: Iterable[Path] = _walk(path, config, config.exclude + config.extend_exclude, found)
         else:
             if force_exclude and is_excluded(path, config):
                 continue
             candidates = [path]
         for candidate in candidates:
-            key = candidate.resolve()
+            key = real(candidate)
             if key not in seen:
                 seen.add(key)
-                yield candidate
+                found.files.append(candidate)
+    return found
 
 
-def _walk(root: Path, config: Config, configured: tuple[str, ...]) -> Iterator[Path]:
+def _walk(root: Path, config: Config, configured: tuple[str, ...], found: Discovery) -> Iterator[Path]:
     """``*.py`` files under ``root``. Built-in excludes apply below ``root``; configured globs apply
     relative to the config root too, so ``exclude = ["src/gen/*"]`` works from any folder."""
-    for directory, subdirectories, filenames in os.walk(root):
+
+    def unlistable(error: OSError) -> None:
+        shown = display_name(Path(error.filename or root))
+        found.problems.append(diagnostics.unreadable(shown, f"cannot list the folder: {error.strerror or error}"))
+
+    for directory, subdirectories, filenames in os.walk(root, onerror=unlistable):
         here = Path(directory)
-        subdirectories[:] = sorted(d for d in subdirectories if not _skipped(here / d, root, config, configured))
+        kept = []
+        for name in sorted(subdirectories):
+            if not _skipped(here / name, root, config, configured):
+                kept.append(name)
+            elif _holds_python(here / name):
+                found.skipped.append(display_name(here / name))
+        subdirectories[:] = kept
         for name in sorted(filenames):
             if name.endswith((".py", ".pyi")) and not _skipped(here / name, root, config, configured):
                 yield here / name
@@ -98,17 +146,24 @@ def _skipped(path: Path, root: Path, config: Config, configured: tuple[str, ...]
     return is_excluded(path, config, base=root) or (bool(configured) and is_excluded(path, config))
 
 
+def _holds_python(folder: Path) -> bool:
+    for _, _, filenames in os.walk(folder):
+        if any(name.endswith((".py", ".pyi")) for name in filenames):
+            return True
+    return False
+
+
 def display_name(path: Path) -> str:
     """``path`` relative to the working directory when it is below it (as users typed it), else as is."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return real(path).relative_to(real(Path.cwd())).as_posix()
     except ValueError:
         return path.as_posix()
 
 
 def project_root(path: Path) -> Path:
     """The nearest folder above ``path`` holding ``.git`` or ``pyproject.toml`` (else its own folder)."""
-    start = path.resolve().parent
+    start = real(path).parent
     for candidate in (start, *start.parents):
         if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
             return candidate
@@ -117,7 +172,7 @@ def project_root(path: Path) -> Path:
 
 def module_name(path: Path) -> tuple[str, bool]:
     """Dotted module name of ``path`` from the outermost package holding it, and whether it is a package."""
-    path = path.resolve() if path.exists() else path
+    path = real(path)
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     directory = path.parent
@@ -134,14 +189,55 @@ def source_file(path: Path, display: str | None = None) -> SourceFile:
     return SourceFile(path, display or path.as_posix(), module, is_package)
 
 
-def read_source(path: Path, display: str, data: bytes | None = None) -> str | Finding:
-    """The file's text, or a DYN902 finding saying why it cannot be checked."""
-    if data is None:
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            return diagnostics.unreadable(display, error.strerror or str(error))
-    return decode(data, display)
+def read_source(path: Path, display: str, max_kb: float | None = None) -> str | Finding:
+    """The file's text, or a DYN902 / DYN904 finding saying why it is not checked."""
+    data = _read_regular(path, display, max_kb)
+    return data if isinstance(data, Finding) else decode(data, display)
+
+
+def _read_regular(path: Path, display: str, max_kb: float | None) -> bytes | Finding:
+    limit = None if max_kb is None else int(max_kb * 1024)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # follows links: a loop or a dangling one raises
+            return _not_regular(path, display)
+        # O_NONBLOCK: a file swapped for a FIFO between the check and the open must not hang the run.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return _not_regular(path, display)
+            if limit is not None and info.st_size > limit:
+                return _too_large(display, info.st_size, max_kb)
+            data = stream.read() if limit is None else stream.read(limit + 1)
+    except OSError as error:
+        return diagnostics.unreadable(display, _why_unreadable(path, error))
+    if limit is not None and len(data) > limit:  # it grew after the size check
+        return _too_large(display, len(data), max_kb)
+    return data
+
+
+def _not_regular(path: Path, display: str) -> Finding:
+    mode = os.stat(path).st_mode
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+    kind = next((name for test, name in kinds if test(mode)), "a special file")
+    return diagnostics.unreadable(display, f"{kind}, not a regular file; it was not opened")
+
+
+def _why_unreadable(path: Path, error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "a symlink loop"
+    if error.errno == errno.ENOENT and os.path.islink(path):
+        return f"a dangling symlink (to {os.readlink(path)})"
+    if error.errno == errno.ENOENT:
+        return "the file disappeared during the run"
+    return error.strerror or str(error)
+
+
+def _too_large(display: str, size: int, max_kb: float | None) -> Finding:
+    return diagnostics.too_complex(
+        display, 1, f"the file is {size / 1024:,.0f} KiB, over the {max_kb:g} KiB limit (`max-file-size-kb`); "
+                    "it was not read"
+    )
 
 
 def _declares_encoding(data: bytes) -> bool:

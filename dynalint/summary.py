@@ -93,6 +93,7 @@ class FunctionSummary:
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
     loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
+    nesting: int = 0  # deepest ``ast`` nesting inside the function: the lint stage's LibCST limit
 
 
 @dataclass
@@ -184,6 +185,16 @@ _BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.Asy
                  ast.AsyncWith, ast.Try)
 
 
+def _subtree_depth(root: ast.AST) -> int:
+    """Levels of nesting below ``root`` (iterative: the subtree may be deeper than any stack)."""
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 class _Summarizer(ast.NodeVisitor):
     def __init__(self, summary: ModuleSummary, is_package: bool) -> None:
         self.summary = summary
@@ -193,9 +204,13 @@ class _Summarizer(ast.NodeVisitor):
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
         self._dispatch: dict[type, Any] = {}
+        self._depth = 0  # of the node being visited
+        self._deepest = 0  # deepest depth reached since the innermost function began
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
+            # Not summarized, but the lint stage still parses these lines: their depth counts.
+            self._deepest = max(self._deepest, self._depth + _subtree_depth(node))
             return
         if isinstance(node, _BLOCK_OWNERS):
             for block in ("body", "orelse", "finalbody"):
@@ -205,7 +220,11 @@ class _Summarizer(ast.NodeVisitor):
         method = self._dispatch.get(type(node))
         if method is None:
             method = self._dispatch[type(node)] = getattr(self, f"visit_{type(node).__name__}", self.generic_visit)
+        self._depth += 1
+        if self._depth > self._deepest:
+            self._deepest = self._depth
         method(node)
+        self._depth -= 1
 
     def generic_visit(self, node: ast.AST) -> None:
         # ``ast.NodeVisitor``'s own loop, minus the leaves (names, constants, operators), which are most
@@ -281,7 +300,10 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self.scopes.append(("function", node.name))
+        outer_deepest, self._deepest = self._deepest, self._depth
         self.generic_visit(node)
+        function.nesting = self._deepest - self._depth
+        self._deepest = max(outer_deepest, self._deepest)
         self.scopes.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]

@@ -8,11 +8,11 @@ Comments are found with ``tokenize`` so that a ``#`` inside a string is never ta
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 
 from dynalint.finding import Finding
+from dynalint.lines import python_lines
 
 ALL = frozenset({"*"})
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
@@ -23,7 +23,8 @@ def suppressions(source: str) -> dict[int, frozenset[str]]:
     """``line -> codes`` (``{"*"}`` for all) for every suppression comment in ``source``."""
     found: dict[int, frozenset[str]] = {}
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        # Lines cut as Python cuts them: a lone ``\r`` ends a line, a U+2028 in a comment does not.
+        tokens = list(tokenize.generate_tokens(iter(python_lines(source)).__next__))
     except (tokenize.TokenError, SyntaxError):
         return found
     for token in tokens:

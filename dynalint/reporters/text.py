@@ -39,7 +39,20 @@ def write(findings: Sequence[Finding], out: TextIO) -> None:
         out.write(format_finding(finding) + "\n")
 
 
-def summary(findings: Sequence[Finding], files_checked: int) -> str:
+def summary(findings: Sequence[Finding], files_checked: int, skipped: Sequence[str] = ()) -> str:
+    return _counts(findings, files_checked) + _skipped(skipped)
+
+
+def _skipped(folders: Sequence[str]) -> str:
+    """What the run left out, so that an excluded sub-package never passes in silence."""
+    if not folders:
+        return ""
+    shown = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
+    noun = "folder" if len(folders) == 1 else "folders"
+    return f" Skipped {len(folders)} excluded {noun} holding Python files: {shown}."
+
+
+def _counts(findings: Sequence[Finding], files_checked: int) -> str:
     noun = "file" if files_checked == 1 else "files"
     if not findings:
         return f"All checks passed ({files_checked} {noun} checked)."
