@@ -122,6 +122,12 @@ class _Segment:
     node: cst.FunctionDef
     module: cst.Module
     line_offset: int  # add to a line of ``module`` to get the file's line
+    column_shifts: dict[int, int]  # file line -> columns cut from its start (form feed indentation)
+
+    def position(self, line: int, column: int) -> Position:
+        """The file's 1-based position of LibCST's (1-based line, 0-based column) in this segment."""
+        in_file = line + self.line_offset
+        return Position(in_file, column + 1 + self.column_shifts.get(in_file, 0))
 
 
 def lint_module(
@@ -191,7 +197,8 @@ class SegmentError(Exception):
 
 
 def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
-    text = "".join(lines[function.start_line - 1: function.end_line])
+    cut, shifts = _without_form_feed_indents(lines[function.start_line - 1: function.end_line], function.start_line)
+    text = "".join(cut)
     indented = bool(indentation(text))
     module = cst.parse_module(f"class _:\n{text}" if indented else text)
     statement = module.body[0]
@@ -199,7 +206,24 @@ def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
         statement = statement.body.body[0]  # type: ignore[union-attr]
     if not isinstance(statement, cst.FunctionDef):
         raise SegmentError(f"lines {function.start_line}-{function.end_line} hold a {type(statement).__name__}")
-    return _Segment(function, statement, module, function.start_line - 1 - int(indented))
+    return _Segment(function, statement, module, function.start_line - 1 - int(indented), shifts)
+
+
+def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str], dict[int, int]]:
+    """The lines with any indentation before a form feed dropped, and the columns dropped per file line.
+
+    Python's tokenizer starts counting indentation afresh after a form feed; LibCST's counts it as a
+    character and then finds the blocks misaligned. Dropping what Python ignores anyway parses the
+    same code; the columns dropped are added back to the findings on those lines.
+    """
+    cut, shifts = [], {}
+    for number, line in enumerate(lines, start=first):
+        leading = len(line) - len(line.lstrip(" \t\f"))
+        if "\f" in line[:leading]:
+            shifts[number] = line.rindex("\f", 0, leading) + 1
+            line = line[shifts[number]:]
+        cut.append(line)
+    return cut, shifts
 
 
 def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> list[Finding]:
@@ -217,8 +241,8 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> lis
                 name=rule.name,
                 message=report.message,
                 filename=filename,
-                start=Position(span.start.line + offset, span.start.column + 1),
-                end=Position(span.end.line + offset, span.end.column + 1),
+                start=segment.position(span.start.line, span.start.column),
+                end=segment.position(span.end.line, span.end.column),
                 help=rule.help,
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
                 gb_ids=rule.gb_ids,
