@@ -1,7 +1,7 @@
 """Command line: parse flags, call ``api``, print with a reporter, map the result to an exit code.
 
 Exit codes: 0 no findings, 1 findings (``--exit-zero`` turns that into 0), 2 usage, config or
-internal error. ``dynalint PATH...`` is short for ``dynalint check PATH...``.
+internal error, 130 interrupted (Ctrl-C). ``dynalint PATH...`` is short for ``dynalint check PATH...``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dynalint.reporters import REPORTERS
 from dynalint.reporters.text import summary
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
 
 
 class _DefaultToCheck(click.Group):
@@ -130,9 +131,6 @@ def check(
     if baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
         sys.exit(EXIT_CLEAN)
     sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
-
-
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
 
 
 def _positive_seconds(value: float | None) -> float | None:
