@@ -17,6 +17,7 @@ something to report.
 from __future__ import annotations
 
 import dataclasses
+import re
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -154,10 +155,7 @@ def lint_module(
         try:
             segment = _parse_segment(lines, function)
         except (cst.ParserSyntaxError, SegmentError) as error:
-            # ``ast`` accepted the file, so this is LibCST's limit or ours, never the user's syntax error.
-            findings.append(diagnostics.stage_crash(
-                filename, "lint", f"LibCST could not parse `{function.qualname}`, which Python accepts: {error}"
-            ))
+            findings.append(_unparsable(source, summary, function, filename, error))
             continue
         # Rule and region state is keyed by the nodes of one parsed tree: it is built for each tree
         # and dropped with it, so no state can leak into (or be mistaken for) another function's nodes.
@@ -196,8 +194,30 @@ class SegmentError(Exception):
     """A compiled function's lines did not parse back to that function."""
 
 
+def _unparsable(
+    source: str, summary: ModuleSummary, function: FunctionSummary, filename: str, error: Exception
+) -> Finding:
+    """LibCST refused a function that ``ast`` accepted: never the user's syntax error.
+
+    When LibCST cannot parse the whole file either, the limit is LibCST's (it nests implicit string
+    concatenation, for one, and gives up on a few thousand strings): DYN904. When the whole file parses
+    but the function cut out of it does not, the cutting is wrong, a dynalint bug: DYN903.
+    """
+    detail = f"LibCST could not parse `{function.qualname}`, which Python accepts: {error}"
+    if summary.nesting <= MAX_NESTING:  # deeper files are never handed to LibCST whole
+        try:
+            cst.parse_module(source)
+        except Exception:  # noqa: BLE001 - any refusal of the whole file is LibCST's own limit
+            return diagnostics.too_complex(filename, function.lineno, detail)
+        return diagnostics.stage_crash(filename, "lint", detail)
+    return diagnostics.too_complex(filename, function.lineno, detail)
+
+
 def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
     cut, shifts = _without_form_feed_indents(lines[function.start_line - 1: function.end_line], function.start_line)
+    # A backslash ending the function's last line joins it to a blank line (or the end of the file)
+    # that is not part of the cut: dropping it ends the statement where Python ends it.
+    cut[-1] = re.sub(r"\\(\r\n|\r|\n)?\Z", lambda m: m.group(1) or "", cut[-1])
     text = "".join(cut)
     indented = bool(indentation(text))
     module = cst.parse_module(f"class _:\n{text}" if indented else text)

@@ -118,6 +118,7 @@ class ModuleSummary:
     module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
     dynamo_config: dict[str, object] = field(default_factory=dict)
+    nesting: int = 0  # deepest ``ast`` nesting anywhere in the file
 
     def qualify(self, qualname: str) -> str:
         return f"{self.module}.{qualname}" if self.module else qualname
@@ -127,7 +128,9 @@ def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False
     """Build the summary of one parsed file."""
     imports = _collect_imports(tree, module, is_package)
     summary = ModuleSummary(path=path, module=module, imports=imports)
-    _Summarizer(summary, is_package).visit(tree)
+    summarizer = _Summarizer(summary, is_package)
+    summarizer.visit(tree)
+    summary.nesting = summarizer.deepest
     return summary
 
 
@@ -205,12 +208,12 @@ class _Summarizer(ast.NodeVisitor):
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
         self._dispatch: dict[type, Any] = {}
         self._depth = 0  # of the node being visited
-        self._deepest = 0  # deepest depth reached since the innermost function began
+        self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
             # Not summarized, but the lint stage still parses these lines: their depth counts.
-            self._deepest = max(self._deepest, self._depth + _subtree_depth(node))
+            self.deepest = max(self.deepest, self._depth + _subtree_depth(node))
             return
         if isinstance(node, _BLOCK_OWNERS):
             for block in ("body", "orelse", "finalbody"):
@@ -221,8 +224,8 @@ class _Summarizer(ast.NodeVisitor):
         if method is None:
             method = self._dispatch[type(node)] = getattr(self, f"visit_{type(node).__name__}", self.generic_visit)
         self._depth += 1
-        if self._depth > self._deepest:
-            self._deepest = self._depth
+        if self._depth > self.deepest:
+            self.deepest = self._depth
         method(node)
         self._depth -= 1
 
@@ -300,10 +303,10 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self.scopes.append(("function", node.name))
-        outer_deepest, self._deepest = self._deepest, self._depth
+        outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
-        function.nesting = self._deepest - self._depth
-        self._deepest = max(outer_deepest, self._deepest)
+        function.nesting = self.deepest - self._depth
+        self.deepest = max(outer_deepest, self.deepest)
         self.scopes.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
