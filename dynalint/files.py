@@ -59,7 +59,7 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
     Walking a folder the user named passes that folder as ``base``: a project that merely lives under a
     directory called ``build`` or ``venv`` is still linted when asked for.
     """
-    patterns = (*DEFAULT_EXCLUDE, *config.exclude, *config.extend_exclude)
+    configured = (*config.exclude, *config.extend_exclude)
     anchor = real(base) if base else config.root
     relative = _below(path, anchor)
     if relative is None and base is not None:
@@ -68,20 +68,21 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
         # Outside the project: folder names above it are none of our business, only the file's own.
         anchor, relative = real(path).parent, path.name
     parts = Path(relative).parts
-    for pattern in patterns:
-        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, f"{pattern.rstrip('/')}/*"):
-            if not _is_package_named_like_an_artefact(anchor, parts, len(parts) - 1, pattern):
-                return True
-        for index, part in enumerate(parts):
-            if fnmatch.fnmatch(part, pattern) and not _is_package_named_like_an_artefact(anchor, parts, index, pattern):
-                return True
+
+    def matches(pattern: str, index: int) -> bool:
+        """The match stands unless it is a built-in artefact name on a folder that is a package."""
+        if pattern not in ARTEFACT_NAMES or pattern in configured or parts[index] != pattern:
+            return True
+        return not (anchor.joinpath(*parts[: index + 1]) / "__init__.py").is_file()
+
+    for pattern in (*DEFAULT_EXCLUDE, *configured):
+        if fnmatch.fnmatch(relative, pattern) and matches(pattern, len(parts) - 1):
+            return True
+        if fnmatch.fnmatch(relative, f"{pattern.rstrip('/')}/*") and matches(pattern, 0):
+            return True
+        if any(fnmatch.fnmatch(part, pattern) and matches(pattern, i) for i, part in enumerate(parts)):
+            return True
     return False
-
-
-def _is_package_named_like_an_artefact(anchor: Path, parts: tuple[str, ...], index: int, pattern: str) -> bool:
-    if pattern not in ARTEFACT_NAMES or parts[index] != pattern:
-        return False
-    return (anchor.joinpath(*parts[: index + 1]) / "__init__.py").is_file()
 
 
 def _below(path: Path, base: Path) -> str | None:

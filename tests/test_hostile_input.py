@@ -203,3 +203,16 @@ def test_a_file_that_disappears_after_discovery_is_reported(tmp_path: Path) -> N
     finding = files.read_source(gone, "gone.py")
     assert not isinstance(finding, str) and finding.code == "DYN902"
     assert "disappeared" in finding.message
+
+
+@pytest.mark.parametrize("walked", [".", "pkg", "pkg/dist"])
+def test_a_dist_package_is_linted_from_any_folder_named(hostile: Path, walked: str) -> None:
+    found = files.discover([str(hostile / walked)], Config(root=hostile)).files
+    assert hostile / "pkg" / "dist" / "collectives.py" in found
+    assert hostile / "pkg" / "build" / "generated_stub.py" not in found
+
+
+def test_an_exclude_the_user_wrote_still_drops_a_dist_package(hostile: Path) -> None:
+    found = files.discover([str(hostile)], Config(root=hostile, exclude=("dist",)))
+    assert not [p for p in found.files if "dist" in p.parts]
+    assert sorted(found.skipped) == sorted([files.display_name(hostile / "pkg" / d) for d in ("build", "dist")])
