@@ -35,9 +35,6 @@ class ChainLink:
     function: str
     how: str  # e.g. "@torch.compile", "torch.compile(model)", "called", "forward of Block"
 
-    def describe(self) -> str:
-        return f"{self.filename}:{self.line} {self.how}" if self.how else self.function
-
 
 @dataclass(frozen=True)
 class Region:

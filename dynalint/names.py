@@ -44,9 +44,6 @@ class ImportTable:
             return None
         return f"{base}.{rest}" if rest else base
 
-    def resolves_to(self, dotted: str | None, *qualified: str) -> bool:
-        return self.resolve(dotted) in qualified
-
 
 def cst_dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of LibCST ``Name`` / ``Attribute`` nodes, else ``None``."""

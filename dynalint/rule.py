@@ -68,10 +68,6 @@ class Rule(cst.BatchableCSTVisitor):
     def url(cls) -> str:
         return DOCS_URL.format(code=cls.code, name=cls.name)
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "".join(part.capitalize() for part in cls.name.split("-"))
-
 
 class CallRule(Rule):
     """A rule that flags calls resolving to a fixed set of qualified names (most side-effect rules).

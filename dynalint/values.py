@@ -68,12 +68,6 @@ REDUCTIONS = frozenset(
     {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
      "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
 )
-# ``torch`` sub-namespaces whose functions do not return tensors (or whose results we cannot type).
-UNTYPED_NAMESPACES = frozenset(
-    {"nn", "compiler", "_dynamo", "cuda", "backends", "distributed", "jit", "utils", "library", "autograd",
-     "fx", "export", "profiler", "testing", "hub", "onnx", "ao", "_C", "_inductor", "mps", "xpu", "overrides",
-     "_logging", "multiprocessing", "cpu", "amp", "random", "version", "hub", "optim", "types"}
-)
 TENSOR_NAMESPACES = frozenset({"nn.functional", "linalg", "fft", "special", "sparse", "nested"})
 NON_TENSOR_FUNCTIONS = {
     "is_tensor": Kind.CONST, "is_floating_point": Kind.META, "is_complex": Kind.META,
@@ -307,11 +301,9 @@ def torch_function_kind(resolved: str) -> Kind:
             return Kind.TENSOR if name.endswith("Tensor") else Kind.UNKNOWN
         return Kind.TENSOR
     namespace = ".".join(parts[:-1])
-    if namespace in TENSOR_NAMESPACES:
-        return Kind.TENSOR
-    if parts[0] in UNTYPED_NAMESPACES:
-        return Kind.UNKNOWN
-    return Kind.UNKNOWN
+    # Other namespaces (nn, cuda, distributed, ...) hold functions that do not return tensors, or
+    # whose results cannot be typed without their signatures.
+    return Kind.TENSOR if namespace in TENSOR_NAMESPACES else Kind.UNKNOWN
 
 
 def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str | None]:
