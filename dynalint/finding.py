@@ -1,8 +1,9 @@
 """Value types shared by every stage of the pipeline.
 
 Findings are produced by rules (lint stage) and by the engine for bad input (DYN9xx), filtered by the
-engine (suppressions, selection) and formatted by reporters. Everything here is frozen and 1-based, so
-that later stages only read. Nothing in this module imports another dynalint module.
+engine (suppressions, selection), judged by ``--verify`` (a ``Verdict`` each) and formatted by
+reporters. Everything here is frozen and 1-based, so that later stages only read. Nothing in this
+module imports another dynalint module.
 """
 
 from __future__ import annotations
@@ -56,6 +57,31 @@ class Region:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """What ``--verify`` concluded about one finding (the ``verify`` object of the JSON output).
+
+    ``verdict`` is ``confirmed``, ``refuted``, ``not reached`` or ``unverifiable``. At most one of the
+    optional fields is set: ``reason`` (not reached, unverifiable), ``matches_rule`` (a confirmed
+    finding: an observed GB id is one of the rule's), ``observed_in`` (a break no rule predicted).
+    """
+
+    verdict: str
+    gb_ids: tuple[str, ...] = ()
+    reason: str | None = None
+    matches_rule: bool | None = None
+    observed_in: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON object, with only the fields this verdict sets (``gb_ids`` always)."""
+        shown: dict[str, object] = {"verdict": self.verdict, "gb_ids": list(self.gb_ids)}
+        for key in ("reason", "matches_rule", "observed_in"):
+            value = getattr(self, key)
+            if value is not None:
+                shown[key] = value
+        return shown
+
+
+@dataclass(frozen=True)
 class Finding:
     """One diagnostic: a rule's report or a DYN9xx problem with the input."""
 
@@ -69,7 +95,7 @@ class Finding:
     confidence: Confidence = Confidence.CERTAIN
     gb_ids: tuple[str, ...] = ()
     region: Region | None = None
-    verify: dict[str, object] | None = field(default=None, compare=False)
+    verify: Verdict | None = field(default=None, compare=False)  # set by ``--verify``
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+HARNESS = ROOT / "tests" / "harness"  # scripts that run code under real Dynamo for the torch tests
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
@@ -25,7 +26,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def run_snippets(snippets: list[dict[str, str]], timeout: float = 600) -> dict[str, dict]:
     """Run programs under real Dynamo in one subprocess; ``{id: {"breaks": [...], "error": ...}}``."""
     completed = subprocess.run(
-        [sys.executable, "-m", "dynalint.verify.run_snippets"],
+        [sys.executable, str(HARNESS / "run_snippets.py")],
         input=json.dumps(snippets),
         capture_output=True,
         text=True,

@@ -4,7 +4,7 @@
 of ``fixtures/cases``; this file checks that those lines are where torch.compile really breaks. Every
 case file, and every module of ``fixtures/clean`` that defines one, has a module-level ``exercise()``
 (see ``fixtures/README.md``) that calls its compiled code so that each annotated line is traced. One
-subprocess (``python -m dynalint.verify.run_files``, backend ``eager``) runs them all; a case must
+subprocess (``python tests/harness/run_files.py``, backend ``eager``) runs them all; a case must
 break on exactly its annotated lines, each with one of the GB ids of the rule it is annotated with,
 and the clean project must compile without a single break. This file never imports torch.
 """
@@ -58,7 +58,7 @@ def dynamo_results() -> dict[str, dict]:
     """``{relative path: {"breaks": [...], "graphs": n, "error": ...}}`` for every exercised fixture."""
     files = [_rel(p) for p in [*CASES, *CLEAN_EXERCISED]]
     completed = subprocess.run(
-        [sys.executable, "-m", "dynalint.verify.run_files", *files],
+        [sys.executable, str(ROOT / "tests" / "harness" / "run_files.py"), *files],
         capture_output=True,
         text=True,
         timeout=900,

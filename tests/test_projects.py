@@ -90,7 +90,7 @@ def test_a_file_named_alone_still_knows_it_is_compiled_from_elsewhere() -> None:
 @pytest.mark.torch
 def test_annotations_match_real_dynamo_breaks() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "dynalint.verify.run_factory", str(PROJECT), "example_inputs:tiny_gpt"],
+        [sys.executable, str(ROOT / "tests" / "harness" / "run_factory.py"), str(PROJECT), "example_inputs:tiny_gpt"],
         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from dynalint.verify import plan, runner
+from dynalint.verify.protocol import JobResult, ObservedBreak, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "verify" / "processes"
@@ -157,6 +158,24 @@ def test_a_stray_line_on_the_result_pipe_costs_one_job_and_no_process_survives(
     jobs = [plan.Job(name, "function", str(tmp_path / "x.py"), str(tmp_path), str(tmp_path), "x", name)
             for name in ("orphan", "garbage", "answer")]
     results = runner.run(jobs, timeout=30)
-    assert results["orphan"]["unverifiable"] is None and results["answer"]["unverifiable"] is None, results
-    assert "answered 'garbage' instead of a result" in results["garbage"]["unverifiable"], results
+    assert results["orphan"].unverifiable is None and results["answer"].unverifiable is None, results
+    assert results["answer"].graphs == 1 and not results["answer"].crashed, results
+    garbage = results["garbage"]
+    assert garbage.crashed and "answered 'garbage' instead of a result" in (garbage.unverifiable or ""), results
     assert_none_left(tag)
+
+
+def test_the_protocol_round_trips_and_verdicts_keep_their_json_shape() -> None:
+    result = JobResult(
+        "f.py::g", error="EOFError: at f.py:3", breaks=(ObservedBreak("GB0059", "input()", "/f.py", 3, "g"),),
+        traced=(("/f.py", 3),), graphs=2, seconds=0.5, device="cpu", error_site=("/f.py", 3),
+    )
+    assert JobResult.from_dict(json.loads(json.dumps(result.as_dict()))) == result
+    assert JobResult.empty("x", unverifiable="why", crashed=True).as_dict() == {
+        "id": "x", "error": None, "unverifiable": "why", "breaks": [], "traced": [], "graphs": 0, "recompiles": 0,
+        "crashed": True,
+    }
+    assert Verdict("confirmed", ("GB0170",), matches_rule=True).as_dict() == {
+        "verdict": "confirmed", "gb_ids": ["GB0170"], "matches_rule": True}
+    assert Verdict("refuted").as_dict() == {"verdict": "refuted", "gb_ids": []}
+    assert list(Verdict("confirmed", (), observed_in="").as_dict()) == ["verdict", "gb_ids", "observed_in"]

@@ -37,7 +37,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
                 for link in region.chain
             ],
         },
-        "verify": finding.verify,
+        "verify": None if finding.verify is None else finding.verify.as_dict(),
     }
 
 

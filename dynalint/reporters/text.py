@@ -24,14 +24,13 @@ def format_finding(finding: Finding) -> str:
 def _verdict(finding: Finding) -> str:
     """`` [confirmed GB0170]``, `` [refuted]``, `` [not reached]``, `` [unverifiable: why]`` after ``--verify``."""
     verify = finding.verify
-    if not verify:
+    if verify is None:
         return ""
-    verdict = verify["verdict"]
-    if verdict == "confirmed":
-        return f" [confirmed {', '.join(verify.get('gb_ids') or ())}]".replace(" ]", "]")
-    if verdict == "unverifiable":
-        return f" [unverifiable: {verify.get('reason', '')}]"
-    return f" [{verdict}]"
+    if verify.verdict == "confirmed":
+        return f" [confirmed {', '.join(verify.gb_ids)}]".replace(" ]", "]")
+    if verify.verdict == "unverifiable":
+        return f" [unverifiable: {verify.reason or ''}]"
+    return f" [{verify.verdict}]"
 
 
 def write(findings: Sequence[Finding], out: TextIO) -> None:
@@ -63,7 +62,7 @@ def _counts(findings: Sequence[Finding], files_checked: int) -> str:
     plural = "finding" if len(findings) == 1 else "findings"
     verdicts: dict[str, int] = {}
     for finding in findings:
-        if finding.verify:
-            verdicts[finding.verify["verdict"]] = verdicts.get(finding.verify["verdict"], 0) + 1
+        if finding.verify is not None:
+            verdicts[finding.verify.verdict] = verdicts.get(finding.verify.verdict, 0) + 1
     verified = (" Verified: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) + ".") if verdicts else ""
     return f"Found {len(findings)} {plural} in {files_checked} {noun} checked ({by_code}).{verified}"

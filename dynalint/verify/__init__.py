@@ -2,7 +2,8 @@
 
 The only part of dynalint that touches torch, and only in worker subprocesses (``worker.py``): this
 package's ``verify()`` plans jobs, hands them to the supervisor (``runner.py``), judges every finding
-(``verdicts.py``) and builds the break census (``census.py``) without importing torch itself.
+(``verdicts.py``) and builds the break census (``census.py``) without importing torch itself; the
+values that pass between them are typed in ``protocol.py``.
 However it ends (Ctrl-C and SIGTERM included), no worker process, nor any process user code started
 in one, outlives ``verify()``.
 """
@@ -50,6 +51,6 @@ def verify(
 
     jobs = plan.plan(findings, program, factories, root, entries)
     results = runner.run(jobs, backend=backend, device=device, timeout=timeout)
-    devices = {r.get("device") for r in results.values() if r.get("device")}
+    devices = {r.device for r in results.values() if r.device}
     return Verification(verdicts.judge(findings, jobs, results), census.census(jobs, results),
                         ", ".join(sorted(devices)) or device)

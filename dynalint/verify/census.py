@@ -15,38 +15,39 @@ from pathlib import Path
 from typing import Any
 
 from dynalint.verify.plan import Job
+from dynalint.verify.protocol import JobResult, ObservedBreak
 from dynalint.verify.verdicts import graph_breaks
 
 VERSION = 1
 
 
-def _site(brk: Mapping[str, Any], root: str) -> str:
-    path = Path(brk["file"])
+def _site(brk: ObservedBreak, root: str) -> str:
+    path = Path(brk.filename)
     try:
         shown = path.resolve().relative_to(Path(root).resolve()).as_posix()
     except ValueError:
         shown = path.as_posix()
-    return f"{shown}:{brk['line']} {brk.get('gb_id') or 'unknown'}"
+    return f"{shown}:{brk.line} {brk.gb_id or 'unknown'}"
 
 
-def census(jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+def census(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> dict[str, Any]:
     functions: dict[str, Any] = {}
     for job in jobs:
-        result = results.get(job.id, {})
+        result = results.get(job.id) or JobResult.empty(job.id)
         breaks = graph_breaks(result)
         sites = sorted({_site(b, job.observed) for b in breaks})
-        status = ("unverifiable" if result.get("unverifiable") else "error" if result.get("error")
-                  else "covered" if result.get("covered_by") else "ran")
+        status = ("unverifiable" if result.unverifiable else "error" if result.error
+                  else "covered" if result.covered_by else "ran")
         functions[job.id] = {
-            "graphs": result.get("graphs", 0),
+            "graphs": result.graphs,
             "breaks": len(sites),
             "break_sites": sites,
-            "skipped_frames": len({b["function"] for b in breaks if b.get("frame_skipped")}),
-            "recompiles": result.get("recompiles", 0),
-            "seconds": result.get("seconds"),
+            "skipped_frames": len({b.function for b in breaks if b.frame_skipped}),
+            "recompiles": result.recompiles,
+            "seconds": result.seconds,
             "status": status,
-            "reason": result.get("unverifiable") or result.get("error")
-            or (f"run by {result['covered_by']}: its entry holds the graphs and breaks" if result.get("covered_by") else None),
+            "reason": result.unverifiable or result.error
+            or (f"run by {result.covered_by}: its entry holds the graphs and breaks" if result.covered_by else None),
         }
     return {"version": VERSION, "functions": functions}
 

@@ -1,8 +1,11 @@
-"""Verify stage of the dynalint pipeline: record the graph breaks that Dynamo
-reports while user code runs.  Breaks are read from the ``graph_breaks``
-logging artifact (the only signal that sees every break on torch 2.13), each
-one reduced to a GB id, a one-line reason and the innermost frame of the
-observed file.  Torch is imported lazily, inside functions only."""
+"""Verify stage, inside the worker: observe what Dynamo does while user code runs.
+
+Breaks are read from the ``graph_breaks`` logging artifact (the only signal that sees every break on
+torch 2.13), each one reduced to an ``ObservedBreak``: a GB id, a one-line reason and the innermost
+frame of the observed file. Traced lines come from the ``trace_source`` artifact, and graphs are
+counted by the one counting backend (``CountingBackend``). Torch is imported lazily, inside functions
+only.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +15,10 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Callable
+from typing import Any, Iterator
+
+from dynalint.verify.protocol import ObservedBreak
 
 _GB_LINK_RE = re.compile(r"/gb/gb(\d{4})\.html")
 _HEADER_RE = re.compile(r"in user code at (?P<file>.+?):(?P<line>\d+)\s*$", re.M)
@@ -21,18 +26,6 @@ _FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<func>.+)_at_\d+$")
 _WRAPPERS = ("Encountered graph break when attempting", "Failed to handle graph break gracefully")
 _SUPPRESSED = "user stack suppressed due to duplicate graph break"
-
-
-@dataclass(frozen=True)
-class ObservedBreak:
-    """One graph break as Dynamo logged it."""
-
-    gb_id: str | None  # e.g. "GB0059"; None when neither link nor registry matched
-    reason: str  # first line of the Gb_type / explanation
-    filename: str  # file of ``line`` (the observed file unless no frame of it was found)
-    line: int  # innermost user frame in the observed file
-    function: str  # function of that frame (resume functions mapped back to their origin)
-    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
 
 
 @functools.lru_cache(maxsize=1)
@@ -232,3 +225,39 @@ def record_traced_lines(observed: str) -> Iterator[set[tuple[str, int]]]:
     sink: set[tuple[str, int]] = set()
     with _artifact("trace_source", _TraceHandler(observed, sink)):
         yield sink
+
+
+class CountingBackend:
+    """A ``torch.compile`` backend that counts the graphs it is handed and delegates them to ``inner``.
+
+    ``inner`` is a backend name or a backend. It compares equal exactly when the backends it wraps do:
+    ``torch.compile`` wraps a backend in a ``_TorchCompileWrapper`` whose ``__eq__`` compares them,
+    and Dynamo recompiles a frame when a call's backend is not equal to the cached one
+    (BACKEND_MATCH). A new backend object per call must still recompile, and the same one must not.
+    ``on_graph``, when given, is called once per graph too (one tally over many backends).
+    """
+
+    def __init__(self, inner: Any, on_graph: Callable[[], None] | None = None) -> None:
+        self.inner = inner
+        self.on_graph = on_graph
+        self.graphs = 0
+        self.__name__ = getattr(inner, "__name__", str(inner))
+
+    def __call__(self, gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
+        self.graphs += 1
+        if self.on_graph is not None:
+            self.on_graph()
+        if isinstance(self.inner, str):
+            from torch._dynamo.backends.registry import lookup_backend
+
+            return lookup_backend(self.inner)(gm, example_inputs, **kwargs)
+        return self.inner(gm, example_inputs, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CountingBackend) and bool(self.inner == other.inner)
+
+    def __hash__(self) -> int:
+        try:
+            return hash(self.inner)
+        except TypeError:
+            return id(self.inner)

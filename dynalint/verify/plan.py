@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from dynalint.files import module_name, project_root
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
+from dynalint.verify.protocol import JobResult
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,12 @@ def plan(
     return list(jobs.values())
 
 
-def traced_within(result: dict[str, Any], jobs: Sequence[Job]) -> bool:
+def traced_within(result: JobResult | None, jobs: Sequence[Job]) -> bool:
     """Whether a worker's ``result`` traced a line of any of ``jobs``' target functions."""
+    if result is None:
+        return False
     spans = [(str(Path(j.path).resolve()), j.lines[0], j.lines[1]) for j in jobs]
-    traced = {(str(Path(f).resolve()), line) for f, line in result.get("traced", ())}
+    traced = {(str(Path(f).resolve()), line) for f, line in result.traced}
     return any(f == path and first <= line <= last for f, line in traced for path, first, last in spans)
 
 

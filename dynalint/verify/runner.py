@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dynalint.verify.plan import Job, traced_within
+from dynalint.verify.protocol import JobResult
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 WORKER_MODULE = "dynalint.verify.worker"  # run with ``python -m``; tests put a fake one in its place
@@ -85,6 +86,17 @@ def _decode(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _result(line: str | None, job: Job) -> JobResult | None:
+    """``job``'s result, when ``line`` holds it, or ``None``."""
+    answer = _decode(line) if line is not None else None
+    if answer is None or answer.get("id") != job.id:
+        return None
+    try:
+        return JobResult.from_dict(answer)
+    except (KeyError, TypeError, ValueError, IndexError):  # the right id, but not a result
+        return None
 
 
 class _Worker:
@@ -193,7 +205,7 @@ class _Worker:
         return f"the process running it exited with code {code}"
 
 
-def _covering_factory(job: Job, jobs: Sequence[Job], results: dict[str, dict[str, Any]]) -> str | None:
+def _covering_factory(job: Job, jobs: Sequence[Job], results: dict[str, JobResult]) -> str | None:
     """The id of a factory job, already run, that traced ``job``'s function (factories run first)."""
     if job.kind != "function":
         return None
@@ -203,17 +215,12 @@ def _covering_factory(job: Job, jobs: Sequence[Job], results: dict[str, dict[str
     return None
 
 
-def _failed(job: Job, reason: str) -> dict[str, Any]:
-    return {"id": job.id, "error": None, "unverifiable": reason, "breaks": [], "traced": [], "graphs": 0,
-            "recompiles": 0, "crashed": True}
-
-
-def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> dict[str, dict[str, Any]]:
+def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> dict[str, JobResult]:
     """Run every job; ``{job id: result}`` with a result for every job, whatever happened.
 
     Raises ``KeyboardInterrupt`` on Ctrl-C and ``Terminated`` on SIGTERM, with every worker killed.
     """
-    results: dict[str, dict[str, Any]] = {}
+    results: dict[str, JobResult] = {}
     worker: _Worker | None = None
     with _sigterm_raises():
         try:
@@ -222,15 +229,14 @@ def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeo
                 if factory is not None:
                     # The user's factory already ran this function with real inputs: its observations
                     # speak for it, and synthesizing inputs (or a default-sized model) again adds nothing.
-                    results[job.id] = {"id": job.id, "error": None, "unverifiable": None, "covered_by": factory,
-                                       "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
+                    results[job.id] = JobResult.empty(job.id, covered_by=factory)
                     continue
                 if worker is None:
                     worker = _Worker(backend, device)
                 worker.send(job)
                 line = worker.read_line(timeout)
-                answer = _decode(line) if line is not None else None
-                if answer is not None and answer.get("id") == job.id:
+                answer = _result(line, job)
+                if answer is not None:
                     results[job.id] = answer
                     continue
                 assert worker.process is not None
@@ -241,7 +247,7 @@ def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeo
                     reason = f"timed out after {timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
                 else:
                     reason = f"{worker.death()} ({worker.last_words()})"
-                results[job.id] = _failed(job, reason)
+                results[job.id] = JobResult.empty(job.id, unverifiable=reason, crashed=True)
                 worker.close()  # kills its process group, whichever way the job ended
                 worker = None
         finally:

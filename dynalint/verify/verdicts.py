@@ -15,11 +15,11 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from dynalint import diagnostics, registry
 from dynalint.finding import Finding, Position
 from dynalint.verify.plan import Job, traced_within
+from dynalint.verify.protocol import JobResult, ObservedBreak, Verdict
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
 # The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.
@@ -33,18 +33,18 @@ def _key(path: str) -> str:
 
 
 def judge(
-    findings: Sequence[Finding], jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]
+    findings: Sequence[Finding], jobs: Sequence[Job], results: Mapping[str, JobResult]
 ) -> list[Finding]:
     """The findings with ``verify`` filled in, followed by the breaks no finding predicted."""
-    observed: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    observed: dict[tuple[str, int], list[ObservedBreak]] = defaultdict(list)
     traced: set[tuple[str, int]] = set()
     for result in results.values():
         for brk in graph_breaks(result):
-            observed[(_key(brk["file"]), brk["line"])].append(brk)
-        traced.update((_key(f), line) for f, line in result.get("traced", ()))
+            observed[(_key(brk.filename), brk.line)].append(brk)
+        traced.update((_key(f), line) for f, line in result.traced)
     explained: set[tuple[str, int]] = set()
     judged = []
-    verdict: dict[str, Any]
+    verdict: Verdict
     for finding in findings:
         if finding.region is None:
             judged.append(finding)
@@ -52,8 +52,7 @@ def judge(
         hazard = _hazard(finding.code)
         if hazard not in BREAK_HAZARDS:
             # A recompile or a stale value is no graph break: no break on its line proves nothing.
-            verdict = {"verdict": UNVERIFIABLE, "gb_ids": [],
-                       "reason": f"--verify observes graph breaks, and a {hazard} hazard is not one"}
+            verdict = Verdict(UNVERIFIABLE, reason=f"--verify observes graph breaks, and a {hazard} hazard is not one")
             judged.append(dataclasses.replace(finding, verify=verdict))
             continue
         path = _key(finding.filename)
@@ -61,10 +60,10 @@ def judge(
         breaks = [b for line in lines for b in observed.get((path, line), ())]
         explained.update((path, line) for line in lines)
         if breaks:
-            gb_ids = sorted({b["gb_id"] or "unknown" for b in breaks})
-            verdict = {"verdict": CONFIRMED, "gb_ids": gb_ids, "matches_rule": any(g in finding.gb_ids for g in gb_ids)}
+            gb_ids = tuple(sorted({b.gb_id or "unknown" for b in breaks}))
+            verdict = Verdict(CONFIRMED, gb_ids, matches_rule=any(g in finding.gb_ids for g in gb_ids))
         elif any((path, line) in traced for line in lines):
-            verdict = {"verdict": REFUTED, "gb_ids": []}
+            verdict = Verdict(REFUTED)
         else:
             verdict = _unreached(finding, jobs, results)
         judged.append(dataclasses.replace(finding, verify=verdict))
@@ -72,7 +71,7 @@ def judge(
     return judged
 
 
-def graph_breaks(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+def graph_breaks(result: JobResult) -> list[ObservedBreak]:
     """A worker result's breaks, less Dynamo's record of the exception that ended the run.
 
     When user code raises (often a check failing on made-up inputs: ``assert x.dim() == 3``), Dynamo
@@ -80,12 +79,9 @@ def graph_breaks(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     exception (GB0088). The exception is what happened there, not a graph break. A real break on that
     line (``input()`` breaking, then raising at end of input) has its own GB id and is kept.
     """
-    site = result.get("error_site")
+    site = result.error_site
     raised_at = (_key(site[0]), site[1]) if site else None
-    return [
-        b for b in result.get("breaks", ())
-        if (_key(b["file"]), b["line"]) != raised_at or b.get("gb_id") not in RAISE_RECORDS
-    ]
+    return [b for b in result.breaks if (_key(b.filename), b.line) != raised_at or b.gb_id not in RAISE_RECORDS]
 
 
 def _hazard(code: str) -> str:
@@ -93,41 +89,41 @@ def _hazard(code: str) -> str:
     return rule.hazard if rule is not None else "break"
 
 
-def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, JobResult]) -> Verdict:
     entry = finding.region.entry if finding.region else ""
     own = [j for j in jobs if j.kind == "function" and j.entry == entry]
     # A factory speaks for this finding only if it ran the entry function (Dynamo traced a line of
     # it); one that compiled something else must not turn a hang or a crash into "not reached".
-    relevant = own + [j for j in jobs if j.kind == "factory" and traced_within(results.get(j.id, {}), own)]
+    relevant = own + [j for j in jobs if j.kind == "factory" and traced_within(results.get(j.id), own)]
     outcomes = [results[j.id] for j in relevant if j.id in results]
-    if any(not r.get("unverifiable") and not r.get("error") for r in outcomes):
-        return {"verdict": NOT_REACHED, "gb_ids": [], "reason": "compiled and run, but Dynamo never traced this line"}
-    reasons = [r.get("unverifiable") or r.get("error") for r in outcomes]
+    if any(not r.unverifiable and not r.error for r in outcomes):
+        return Verdict(NOT_REACHED, reason="compiled and run, but Dynamo never traced this line")
+    reasons = [r.unverifiable or r.error for r in outcomes]
     reason = next((r for r in reasons if r), "no job could compile the function holding it")
-    return {"verdict": UNVERIFIABLE, "gb_ids": [], "reason": reason}
+    return Verdict(UNVERIFIABLE, reason=reason)
 
 
-def _unpredicted(observed: Mapping[tuple[str, int], list[dict[str, Any]]], explained: set[tuple[str, int]]) -> list[Finding]:
+def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explained: set[tuple[str, int]]) -> list[Finding]:
     extra = []
     for (path, line), breaks in sorted(observed.items()):
         if (path, line) in explained or line <= 0:
             continue
         first = breaks[0]
-        gb_ids = tuple(sorted({b["gb_id"] for b in breaks if b["gb_id"]}))
+        gb_ids = tuple(sorted({b.gb_id for b in breaks if b.gb_id}))
         shown = _display(path)
         position = Position(line, 1)
         extra.append(
             Finding(
                 code=diagnostics.OBSERVED_BREAK.code,
                 name=diagnostics.OBSERVED_BREAK.name,
-                message=f"Dynamo broke the graph here ({', '.join(gb_ids) or 'no GB id'}: {first['reason']}) "
+                message=f"Dynamo broke the graph here ({', '.join(gb_ids) or 'no GB id'}: {first.reason}) "
                         "and no rule predicted it",
                 filename=shown,
                 start=position,
                 end=position,
                 help=diagnostics.OBSERVED_BREAK.help,
                 gb_ids=gb_ids,
-                verify={"verdict": CONFIRMED, "gb_ids": list(gb_ids), "observed_in": first.get("function", "")},
+                verify=Verdict(CONFIRMED, gb_ids, observed_in=first.function),
             )
         )
     return extra

@@ -1,15 +1,15 @@
 """Verify stage, the process that runs user code: compile each job's target and watch Dynamo.
 
 ``python -m dynalint.verify.worker --backend eager --device auto --result-fd N`` reads one JSON job
-per line on stdin (``plan.Job``) and writes one JSON result per line on file descriptor ``N`` (stdout
-when run by hand without it); everything user code prints goes to stderr. torch is imported once per
-worker. For a job it imports the target's file (module-level code runs with ``torch.compile``
-defaulting to the chosen backend, so scripts and rule-page examples verify themselves), then, unless
-that already traced the target, compiles the target and calls it twice: with inputs from a factory,
-or synthesized where that is safe (annotated tensors and Python scalars, ``nn.Module`` classes with
-no required constructor arguments). A target that cannot be run is reported ``unverifiable`` with the
-reason, never as "no break". The runner (``runner.py``) owns timeouts and crashes: this process may
-be killed at any moment, with everything it started.
+per line on stdin (``plan.Job``) and writes one JSON result per line (``protocol.JobResult``) on file
+descriptor ``N`` (stdout when run by hand without it); everything user code prints goes to stderr.
+torch is imported once per worker. For a job it imports the target's file (module-level code runs
+with ``torch.compile`` defaulting to the chosen backend, so scripts and rule-page examples verify
+themselves), then, unless that already traced the target, compiles the target and calls it twice:
+with inputs from a factory, or synthesized where that is safe (annotated tensors and Python scalars,
+``nn.Module`` classes with no required constructor arguments). A target that cannot be run is
+reported ``unverifiable`` with the reason, never as "no break". The runner (``runner.py``) owns
+timeouts and crashes: this process may be killed at any moment, with everything it started.
 """
 
 from __future__ import annotations
@@ -26,14 +26,15 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from dynalint.verify.observe import parse_record, record_breaks, record_traced_lines, reset_dynamo
-from dynalint.verify.run_files import import_path
-from dynalint.verify.run_snippets import (
-    _ERROR_MAX,
-    _USES_DIST,
-    _default_backend,
-    _ensure_process_group,
-    _restored_configs,
+from dynalint.verify.observe import CountingBackend, parse_record, record_breaks, record_traced_lines, reset_dynamo
+from dynalint.verify.protocol import JobResult
+from dynalint.verify.usercode import (
+    ERROR_MAX,
+    USES_DIST,
+    default_backend,
+    ensure_process_group,
+    import_path,
+    restored_configs,
 )
 
 
@@ -43,22 +44,6 @@ MAX_DEFAULT_PARAMETERS = 50_000_000
 
 class Unverifiable(Exception):
     """The target cannot be run safely or at all; the message says why."""
-
-
-class _Counting:
-    """A backend that counts the graphs it is given and delegates to the real one."""
-
-    def __init__(self, backend: str) -> None:
-        self.graphs = 0
-        self.backend = backend
-
-    def __call__(self, gm: Any, example_inputs: Any) -> Any:
-        self.graphs += 1
-        if self.backend == "eager":
-            return gm.forward
-        from torch._dynamo.backends.registry import lookup_backend
-
-        return lookup_backend(self.backend)(gm, example_inputs)
 
 
 def _device(requested: str) -> str:
@@ -171,23 +156,25 @@ def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple
     return getattr(instance, job["target"].rsplit(".", 1)[1]), arguments, {}
 
 
-def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, Any]) -> dict[str, Any]:
+def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, Any]) -> JobResult:
     import torch
     import torch._dynamo.exc
     import torch._dynamo.utils
 
-    counting = _Counting(backend)
-    result: dict[str, Any] = {"id": job["id"], "error": None, "unverifiable": None}
+    counting = CountingBackend(backend)
+    error: str | None = None
+    unverifiable: str | None = None
+    error_site: tuple[str, int] | None = None
     started = time.perf_counter()
-    with _restored_configs(), record_breaks(job["observed"]) as breaks, record_traced_lines(job["observed"]) as traced:
+    with restored_configs(), record_breaks(job["observed"]) as breaks, record_traced_lines(job["observed"]) as traced:
         torch._dynamo.utils.guard_failures.clear()
         try:
-            with _default_backend(counting):  # type: ignore[arg-type]
+            with default_backend(counting):
                 if job["sys_path"] not in sys.path:
                     sys.path.insert(0, job["sys_path"])
                 source = Path(job["path"]).read_text(encoding="utf-8", errors="replace")
-                if _USES_DIST.search(source):
-                    _ensure_process_group()
+                if USES_DIST.search(source):
+                    ensure_process_group()
                 if job["path"] not in imported:  # module-level code runs once per worker
                     imported[job["path"]] = import_path(Path(job["path"]))
                 module = imported[job["path"]]
@@ -200,29 +187,28 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
                         compiled(*args, **kwargs)
                         compiled(*args, **kwargs)
         except Unverifiable as reason:
-            result["unverifiable"] = str(reason)
-        except torch._dynamo.exc.Unsupported as error:
+            unverifiable = str(reason)
+        except torch._dynamo.exc.Unsupported as exc:
             # Under fullgraph=True Dynamo raises the first break instead of logging it: it is the
             # observation, not a failure (the lines after it were never traced: not reached).
-            breaks.append(parse_record(str(error), job["observed"]))
-        except (Exception, SystemExit) as error:  # user code failed: say how, keep what was observed
-            frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+            breaks.append(parse_record(str(exc), job["observed"]))
+        except (Exception, SystemExit) as exc:  # user code failed: say how, keep what was observed
+            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-            result["error"] = f"{type(error).__name__}: {str(error).strip()}{where}"[:_ERROR_MAX]
-            result["error_site"] = [frame.filename, frame.lineno] if frame else None
-    result.update(
-        breaks=[
-            {"file": b.filename, "line": b.line, "gb_id": b.gb_id, "reason": b.reason, "function": b.function,
-             "frame_skipped": b.frame_skipped}
-            for b in breaks
-        ],
-        traced=sorted([f, line] for f, line in traced),
+            error = f"{type(exc).__name__}: {str(exc).strip()}{where}"[:ERROR_MAX]
+            error_site = (frame.filename, frame.lineno or 0) if frame else None
+    return JobResult(
+        job["id"],
+        error=error,
+        unverifiable=unverifiable,
+        breaks=tuple(breaks),
+        traced=tuple(sorted(traced)),
         graphs=counting.graphs,
         recompiles=sum(len(v) for v in torch._dynamo.utils.guard_failures.values()),
         seconds=round(time.perf_counter() - started, 3),
         device=device,
+        error_site=error_site,
     )
-    return result
 
 
 def _protocol_streams(result_fd: int | None) -> tuple[Any, Any]:
@@ -272,11 +258,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result = run_job(job, options.backend, device, imported)
         except Exception as error:  # a bug of ours: report it for this job and keep serving
-            result = {"id": job.get("id"), "error": f"internal error in the verify worker: {error!r}",
-                      "unverifiable": None, "breaks": [], "traced": [], "graphs": 0, "recompiles": 0}
+            result = JobResult.empty(str(job.get("id")), error=f"internal error in the verify worker: {error!r}")
         if os.getpid() != pid:  # a copy user code forked (os.fork) came back here: only the worker answers
             os._exit(0)
-        out.write(json.dumps(result) + "\n")
+        out.write(json.dumps(result.as_dict()) + "\n")
         out.flush()
     return 0
 

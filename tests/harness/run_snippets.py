@@ -1,6 +1,11 @@
 """Run snippets under torch.compile and report what Dynamo did: graph breaks, graphs, recompiles.
 
-Usage: ``python -m dynalint.verify.run_snippets [--timeout S] < snippets.json``
+A test harness, not part of dynalint: ``tests/test_rule_pages.py`` (through ``conftest.run_snippets``)
+proves the rule pages with it. It runs user code with the verify stage's own pieces
+(``dynalint.verify.usercode``, ``dynalint.verify.observe``), so the pages are proved by the same
+observer that ``--verify`` uses.
+
+Usage: ``python tests/harness/run_snippets.py [--timeout S] < snippets.json``
 
 stdin:  ``[{"id": str, "source": str, "ranks"?: [int], "compare_eager"?: bool}, ...]``, each source a
         complete program that imports torch, compiles a function and calls it.
@@ -9,9 +14,9 @@ stdout: ``{id: result}`` and nothing else (snippet output goes to stderr), where
         "graphs": int | null, "recompiles": [{"compile_id", "line", "reason"}, ...], "recompile_limit": int}``.
 
 - ``graphs``: FX graphs handed to a backend. ``torch.compile`` defaults to ``backend="eager"`` and every
-  backend but inductor is wrapped in a counting backend that compares equal exactly when the backend it
-  wraps does, so Dynamo's backend-match guard sees what it would see unwrapped (a snippet that uses
-  inductor gets ``null``).
+  backend but inductor is wrapped in the verify stage's ``CountingBackend``, which compares equal
+  exactly when the backend it wraps does, so Dynamo's backend-match guard sees what it would see
+  unwrapped (a snippet that uses inductor gets ``null``).
 - ``recompiles``: one entry per compilation of a frame Dynamo had compiled before, read from
   ``torch._dynamo.utils.get_compilation_metrics()`` (each record carries the failing guard as
   ``recompile_reason``; ``guard_failures`` holds one entry per cache entry *checked*, not per
@@ -48,15 +53,20 @@ import linecache
 import os
 import re
 import signal
-import socket
 import sys
 import types
 from typing import Any, Iterator
 
-from dynalint.verify.observe import record_breaks
+from dynalint.verify.observe import CountingBackend, record_breaks, reset_dynamo
+from dynalint.verify.usercode import (
+    ERROR_MAX,
+    USES_DIST,
+    default_backend,
+    destroy_process_group,
+    ensure_process_group,
+    restored_configs,
+)
 
-_USES_DIST = re.compile(r"torch\.distributed|from\s+torch\s+import\s+[^\n]*\bdistributed\b")
-_ERROR_MAX = 2000
 _DIRECTIVE = re.compile(r"#\s*dynalint-harness:\s*(?P<options>.*)")
 _RECOMPILE_LIMIT = "Dynamo recompile limit exceeded"  # the Gb_type of the refusal
 _SHOWN_MAX = 200
@@ -64,48 +74,6 @@ _SHOWN_MAX = 200
 
 class SnippetTimeout(Exception):
     """A snippet ran longer than --timeout seconds."""
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _ensure_process_group() -> None:
-    import torch.distributed as dist
-
-    if not dist.is_initialized():
-        dist.init_process_group(
-            "gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{_free_port()}"
-        )
-
-
-def _destroy_process_group() -> None:
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        dist.destroy_process_group()
-
-
-def _config_modules() -> list[Any]:
-    import torch._dynamo.config
-    import torch._functorch.config
-    import torch._inductor.config
-
-    return [torch._dynamo.config, torch._inductor.config, torch._functorch.config]
-
-
-@contextlib.contextmanager
-def _restored_configs() -> Iterator[None]:
-    """Undo config changes a snippet makes (torch._dynamo.reset() does not)."""
-    saved = [(mod, mod.get_config_copy()) for mod in _config_modules()]
-    try:
-        yield
-    finally:
-        for mod, cfg in saved:
-            with contextlib.suppress(Exception):
-                mod.load_config(cfg)
 
 
 @contextlib.contextmanager
@@ -122,38 +90,6 @@ def _as_main(filename: str, source: str) -> Iterator[dict[str, Any]]:
         if old_main is not None:
             sys.modules["__main__"] = old_main
         linecache.cache.pop(filename, None)
-
-
-class _CountingBackend:
-    """A backend that counts the graphs it is handed and delegates them to ``inner``.
-
-    It compares equal exactly when the backends it wraps do: ``torch.compile`` wraps a backend in a
-    ``_TorchCompileWrapper`` whose ``__eq__`` compares them, and Dynamo recompiles a frame when a call's
-    backend is not equal to the cached one (BACKEND_MATCH). A new backend object per call must still
-    recompile here, and the same one must not.
-    """
-
-    def __init__(self, inner: Any, observer: _CompileObserver) -> None:
-        self.inner = inner
-        self.observer = observer
-        self.__name__ = getattr(inner, "__name__", str(inner))
-
-    def __call__(self, gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
-        self.observer.graphs += 1
-        if isinstance(self.inner, str):
-            from torch._dynamo.backends.registry import lookup_backend
-
-            return lookup_backend(self.inner)(gm, example_inputs, **kwargs)
-        return self.inner(gm, example_inputs, **kwargs)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _CountingBackend) and bool(self.inner == other.inner)
-
-    def __hash__(self) -> int:
-        try:
-            return hash(self.inner)
-        except TypeError:
-            return id(self.inner)
 
 
 class _ComparedCall:
@@ -232,52 +168,23 @@ class _CompileObserver:
         self.uncounted = False  # a backend that could not be wrapped (inductor) compiled something
         self.mismatches: list[dict[str, Any]] = []
 
+    def count(self) -> None:
+        self.graphs += 1
+
     def backend(self, backend: Any) -> Any:
-        if isinstance(backend, _CountingBackend):
+        if isinstance(backend, CountingBackend):
             return backend
         if backend == "inductor":
             self.uncounted = True
             return backend
-        return _CountingBackend(backend, self)
+        return CountingBackend(backend, on_graph=self.count)
 
     def wrap(self, compiled: Any, original: Any) -> Any:
         return _ComparedCall(compiled, original, self) if self.compare_eager else compiled
 
 
 @contextlib.contextmanager
-def _default_backend(backend: str | None, observer: _CompileObserver | None = None) -> Iterator[None]:
-    """Make ``torch.compile`` default to ``backend`` while a snippet runs.
-
-    Graph breaks are decided by Dynamo before any backend sees a graph, so ``"eager"`` observes the
-    same breaks as inductor at a fraction of the cost; a snippet that names a backend keeps it. With an
-    ``observer``, backends are wrapped to count graphs, and compiled callables to compare with eager.
-    """
-    if backend is None and observer is None:
-        yield
-        return
-    import torch
-
-    original = torch.compile
-
-    def compile_with_default(model: Any = None, **kwargs: Any) -> Any:
-        if backend is not None:
-            kwargs.setdefault("backend", backend)
-        if observer is None:
-            return original(model, **kwargs) if model is not None else original(**kwargs)
-        if model is None:  # ``@torch.compile(...)``: torch's own decorator would call us again
-            return functools.partial(compile_with_default, **kwargs)
-        kwargs["backend"] = observer.backend(kwargs.get("backend", "inductor"))
-        return observer.wrap(original(model, **kwargs), model)
-
-    torch.compile = compile_with_default  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        torch.compile = original  # type: ignore[assignment]
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float) -> Iterator[None]:
     if seconds <= 0 or not hasattr(signal, "SIGALRM"):
         yield
         return
@@ -356,18 +263,18 @@ def run_one(
     filename = f"snippet_{n}.py"
     error: str | None = None
     observer = _CompileObserver(filename, compare_eager)
-    with _restored_configs(), _restored_environ(), _default_backend(backend, observer), \
+    with restored_configs(), _restored_environ(), default_backend(backend, observer), \
             _as_main(filename, source) as namespace:
         with record_breaks(filename) as breaks:
             clear_compilation_metrics()
             try:
-                if _USES_DIST.search(source):
-                    _ensure_process_group()
+                if USES_DIST.search(source):
+                    ensure_process_group()
                 code = compile(source, filename, "exec")
-                with _time_limit(timeout):
+                with time_limit(timeout):
                     exec(code, namespace)
             except (Exception, SystemExit) as e:  # noqa: BLE001  (report, keep going)
-                error = f"{type(e).__name__}: {str(e).strip()}"[:_ERROR_MAX]
+                error = f"{type(e).__name__}: {str(e).strip()}"[:ERROR_MAX]
         recompiles, refused = _recompiles(filename)
     result: dict[str, Any] = {
         "breaks": [
@@ -392,14 +299,14 @@ def run_ranks(
     import torch.distributed as dist
     from torch.testing._internal.distributed.fake_pg import FakeStore
 
-    _destroy_process_group()  # the gloo group of earlier snippets; the next one that needs it recreates it
+    destroy_process_group()  # the gloo group of earlier snippets; the next one that needs it recreates it
     per_rank: dict[str, dict[str, Any]] = {}
     for rank in ranks:
         dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=max(ranks) + 1)
         try:
             per_rank[str(rank)] = run_one(n, source, timeout, backend, compare_eager)
         finally:
-            _destroy_process_group()
+            destroy_process_group()
     union: list[dict[str, Any]] = []
     for result in per_rank.values():
         union += [b for b in result["breaks"] if b not in union]
@@ -436,9 +343,7 @@ def run_all(
                 result = run_one(n, snippet["source"], timeout, backend, options["compare_eager"])
             results[str(snippet["id"])] = result
     finally:
-        _destroy_process_group()
-        from dynalint.verify.observe import reset_dynamo
-
+        destroy_process_group()
         reset_dynamo()
     return results
 

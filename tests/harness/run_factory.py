@@ -1,6 +1,9 @@
 """Compile what a user factory returns, call it with its example inputs, and report Dynamo's breaks.
 
-Usage: ``python -m dynalint.verify.run_factory ROOT MODULE:FUNCTION [--backend eager]``. ``ROOT`` goes
+A test harness, not part of dynalint: ``tests/test_projects.py`` proves a project's annotations with
+it, through the verify stage's own observer.
+
+Usage: ``python tests/harness/run_factory.py ROOT MODULE:FUNCTION [--backend eager]``. ``ROOT`` goes
 on ``sys.path`` and bounds the files whose lines are reported. The factory returns
 ``(callable, args, kwargs)``: a function or a constructed module and the inputs to call it with (the
 example-inputs convention of ``torch.export`` and TorchBench). Prints a JSON list of breaks:
