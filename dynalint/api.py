@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import diagnostics, failsafe, files, registry, suppression, versions
+from dynalint import diagnostics, failsafe, files, overlaps, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
@@ -142,9 +142,9 @@ def _lint_contained(
         rules = _rules_for(item.file, config)
         if rules:
             deadline = failsafe.Deadline(config.max_file_seconds)
-            linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(
-                lint_module(item.text, item.file.display, item.summary, program, rules, deadline), item.text
-            ))
+            linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
+                lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
+            ), item.text))
             result.findings += [linted] if isinstance(linted, Finding) else linted
     result.findings = [f for f in result.findings if _selected(f, config)]
     result.findings.sort(key=lambda f: f.sort_key)

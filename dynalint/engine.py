@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,7 +26,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dynalint import diagnostics
-from dynalint.failsafe import NO_DEADLINE, Deadline
+from dynalint.checks import ALL_RULES
+from dynalint.failsafe import NO_DEADLINE, Deadline, describe
 from dynalint.finding import Confidence, Finding, Position
 from dynalint.lines import indentation, python_lines
 from dynalint.program import Program
@@ -109,10 +109,7 @@ class _Walker:
             try:
                 method(node)
             except Exception as error:  # a broken rule must not lose the other rules' findings
-                frame = traceback.extract_tb(error.__traceback__)[-1]
-                self.failures[type(rule)] = (
-                    f"{type(error).__name__}: {error} (at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})"
-                )
+                self.failures[type(rule)] = describe(error)
 
 
 @dataclass(frozen=True)
@@ -160,13 +157,14 @@ def lint_module(
         # Rule and region state is keyed by the nodes of one parsed tree: it is built for each tree
         # and dropped with it, so no state can leak into (or be mistaken for) another function's nodes.
         context = LintContext(summary, program)
-        rules = [rule_class(context) for rule_class in rule_classes if rule_class not in failures]
+        rules = [rule_class(context) for rule_class in _with_inputs(rule_classes) if rule_class not in failures]
         walker = _Walker(context, rules)
         context.enter_scope(function.qualname, summary)
         walker.walk(segment.node)
         context.leave_scope()
+        _post_pass(rules, walker)
         failures.update(walker.failures)
-        reports = [r for rule in rules if type(rule) not in failures for r in rule.reports]
+        reports = [r for rule in rules if type(rule) in rule_classes and type(rule) not in failures for r in rule.reports]
         if reports:
             findings += _to_findings(reports, segment, filename)
     findings += [
@@ -174,6 +172,24 @@ def lint_module(
         for rule_class, message in failures.items()
     ]
     return findings
+
+
+def _with_inputs(selected: Sequence[type[Rule]]) -> list[type[Rule]]:
+    """The rules to run: those selected, and the break rules a selected post-pass reads, in catalogue order."""
+    if not any(rule.reads_reports for rule in selected):
+        return list(selected)
+    return [rule for rule in ALL_RULES if rule in selected or (rule.gb_ids and not rule.reads_reports)]
+
+
+def _post_pass(rules: Sequence[Rule], walker: _Walker) -> None:
+    """Hand each post-pass rule the other rules' reports on the function just walked."""
+    for rule in rules:
+        if rule.reads_reports and type(rule) not in walker.failures:
+            others = [r for other in rules if other is not rule and type(other) not in walker.failures for r in other.reports]
+            try:
+                rule.after(others)
+            except Exception as error:  # noqa: BLE001 - like a visit: the rule is dropped, the rest goes on
+                walker.failures[type(rule)] = describe(error)
 
 
 def _outermost_compiled(summary: ModuleSummary, program: Program) -> list[FunctionSummary]:

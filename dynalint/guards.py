@@ -19,17 +19,6 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-IS_COMPILING = frozenset(
-    {
-        "torch.compiler.is_compiling",
-        "torch.compiler.is_dynamo_compiling",
-        "torch._dynamo.is_compiling",
-        "torch._dynamo.external_utils.is_compiling",
-        "torch._utils.is_compiling",
-    }
-)
-
-
 class Untraced(enum.Enum):
     BODY = "body"  # the ``if`` body is never traced
     ELSE = "else"  # the ``else`` / ``elif`` part is never traced

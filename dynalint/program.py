@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 
 from dynalint.finding import ChainLink, Confidence, Region
 from dynalint.settings import DynamoSettings
-from dynalint.summary import MODULE_BASES, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.summary import ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.torchapi import MODULE_BASES
 
 _MAX_ALIAS_HOPS = 16
 

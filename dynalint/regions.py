@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dynalint.finding import Region
-from dynalint.guards import IS_COMPILING, Untraced, cst_guard, cst_statements_after_early_exit
+from dynalint.guards import Untraced, cst_guard, cst_statements_after_early_exit
+from dynalint.torchapi import IS_COMPILING
 from dynalint.names import cst_dotted
 from dynalint.program import Callee, Program
 from dynalint.settings import CompileSettings, DynamoSettings

@@ -47,22 +47,35 @@ class Rule(cst.BatchableCSTVisitor):
     # What goes wrong: "break" (a graph break), or a hazard that is not one: "recompile",
     # "rank-divergence" (a break on some ranks only), "stale-value" (a value folded into the graph).
     hazard: ClassVar[str] = "break"
+    # Codes of weaker rules whose findings this rule's finding covers: where both fire on one spot,
+    # the engine keeps this one (``overlaps.py``). Rules never look at each other to stay silent.
+    supersedes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, context: LintContext) -> None:
         super().__init__()
         self.context = context
         self.reports: list[Report] = []
 
-    def report(self, node: cst.CSTNode, *, confidence: Confidence | None = None, **fields: object) -> None:
+    def report(
+        self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
+        **fields: object,
+    ) -> None:
         self.reports.append(
             Report(
                 rule=type(self),
                 node=node,
                 message=self.message.format(**fields) if fields else self.message,
                 confidence=confidence or self.confidence,
-                region=self.context.region,
+                region=region or self.context.region,
             )
         )
+
+    # A rule that judges other rules' reports (rank divergence) overrides this; the engine then runs
+    # every break rule on the function, selected or not, and calls it once their walk is over.
+    reads_reports: ClassVar[bool] = False
+
+    def after(self, reports: list[Report]) -> None:
+        """The post-pass: every other rule's reports on the function just walked, in catalogue order."""
 
     @classmethod
     def url(cls) -> str:

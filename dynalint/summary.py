@@ -12,50 +12,14 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynalint.guards import IS_COMPILING, Untraced, ast_guard, ast_statements_after_early_exit
+from dynalint.guards import Untraced, ast_guard, ast_statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, ast_dotted
 from dynalint.settings import CompileSettings
+from dynalint.torchapi import (
+    COLLECTIVES, COMPILE, CONTAINERS, DISABLE, DYNAMO_CONFIG, IS_COMPILING, NOT_TRACED, PARAMETERS, PARTIAL,
+    TENSOR_RETURNS,
+)
 from dynalint.values import Kind, torch_function_kind
-
-COMPILE = frozenset({"torch.compile"})
-DISABLE = frozenset(
-    {
-        "torch._dynamo.disable",
-        "torch.compiler.disable",
-        "torch._dynamo.eval_frame.disable",
-        "torch._disable_dynamo",
-    }
-)
-DYNAMO_CONFIG = "torch._dynamo.config."
-# Decorators whose functions Dynamo does not trace into (and does not break on either).
-NOT_TRACED = frozenset(
-    {
-        "torch._dynamo.decorators.leaf_function",
-        "torch._dynamo.leaf_function",
-        "torch._dynamo.nonstrict_trace",
-        "torch._dynamo.decorators.nonstrict_trace",
-        "torch.library.custom_op",
-        "torch._library.custom_ops.custom_op",
-        "torch._dynamo.allow_in_graph",
-        "torch.compiler.allow_in_graph",
-    }
-)
-TENSOR_RETURNS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
-PARTIAL = frozenset({"functools.partial"})
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-COLLECTIVES = frozenset(
-    f"torch.distributed.{name}"
-    for name in (
-        "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "reduce_scatter",
-        "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast", "broadcast_object_list",
-        "reduce", "barrier", "gather", "scatter", "send", "recv", "isend", "irecv", "monitored_barrier",
-    )
-)
-# Constructors of ``nn.Module`` containers: attributes built from them hold sub-modules.
-CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
-PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer",
-                        "torch.nn.Buffer"})
-
 
 @dataclass(frozen=True)
 class CallSite:

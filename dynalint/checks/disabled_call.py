@@ -1,9 +1,9 @@
 """DYN002 ``disabled-call``: calls of functions excluded from compilation. Page: ``rules/DYN002-disabled-call.md``.
 
 Which functions are ``disable``d is the program's answer (decorators, module-level
-``fast = torch.compiler.disable(f)`` aliases, across files). Helpers that issue collectives are left to
-DYN301 (``disabled_collective.py``) under exactly the conditions it reports them, so that one call never
-gets two findings.
+``fast = torch.compiler.disable(f)`` aliases, across files). A helper that issues collectives is
+reported here too; DYN301 supersedes this rule on the same call, so with both selected one call gets
+one finding, DYN301's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import libcst as cst
 
 from dynalint.names import cst_dotted
 from dynalint.rule import Rule
-from dynalint.summary import DISABLE
+from dynalint.torchapi import DISABLE
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
@@ -29,7 +29,7 @@ class DisabledCall(Rule):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._wrapped_on_the_spot: set[int] = set()
+        self._wrapped_on_the_spot: set[cst.Call] = set()
         # Names bound to ``torch.compiler.disable(f)`` inside the compiled function being visited.
         self._local_aliases: list[dict[str, str]] = [{}]
 
@@ -43,15 +43,12 @@ class DisabledCall(Rule):
         func = node.func
         if self._is_wrapper(func):  # ``torch.compiler.disable(f)(x)``
             assert isinstance(func, cst.Call)
-            self._wrapped_on_the_spot.add(id(func))
-            wrapped = func.args[0].value
-            target = self.context.resolve_call(wrapped)
-            if target is None or not self._issues_collectives(target.function):  # else DYN301's
-                self.report(node, callee=self._written(wrapped))
+            self._wrapped_on_the_spot.add(func)
+            self.report(node, callee=self._written(func.args[0].value))
             return
         if self._is_wrapper(node):
             # ``g = torch.compiler.disable(f)`` inside compiled code: building the wrapper breaks too.
-            if id(node) not in self._wrapped_on_the_spot:
+            if node not in self._wrapped_on_the_spot:
                 self.report(node, callee=self._written(node.args[0].value))
             return
         if isinstance(func, cst.Name) and func.value in self._local_aliases[-1]:
@@ -61,7 +58,7 @@ class DisabledCall(Rule):
         if target is not None:
             if target.function.startswith("torch."):
                 return  # linting torch itself: Dynamo special-cases its disabled helpers (``checkpoint``)
-            if target.disabled and not self._issues_collectives(target.function):
+            if target.disabled:
                 alias = isinstance(func, cst.Name) and func.value in self.context.summary.disabled_aliases
                 callee = func.value if alias else self.context.program.functions[target.function][1].qualname
                 self.report(node, callee=callee)
@@ -90,10 +87,6 @@ class DisabledCall(Rule):
             and not node.args[0].star
             and self.context.resolve(node.func) in DISABLE
         )
-
-    def _issues_collectives(self, function: str) -> bool:
-        # The same test as DYN301's: the function, or anything it calls in the tree, issues collectives.
-        return self.context.program.issues_collectives(function)
 
     def _is_imported_alias(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` names a ``disable`` alias defined at module level in another file.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.rule import Rule
-from dynalint.summary import DISABLE
+from dynalint.torchapi import DISABLE
 
 
 class DisabledCollective(Rule):
@@ -14,6 +14,7 @@ class DisabledCollective(Rule):
     message = "`{callee}` is excluded from compilation and issues collectives: each call breaks the graph"
     help = "Drop the `disable` and call the collective directly, or use `torch.distributed._functional_collectives`"
     gb_ids = ("GB0098", "GB0099", "GB0007")
+    supersedes = ("DYN002",)  # the same call: its collectives are what the user needs to hear about
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -7,9 +7,9 @@ the other ranks only; after ``if dist.get_rank() != 0: return`` on rank 0 only. 
 ``get_world_size()`` is taken alike on every rank (both ranks broke), so it is not a rank condition.
 ``if rank == 0: send(...) else: recv(...)`` breaks on every rank at the same point and is left alone.
 
-What breaks is whatever another rule flags on a call: this rule asks every break rule's
-``visit_Call`` (their tables and settings, not a copy of them) about each call inside a
-rank-dependent branch.
+What breaks is whatever another rule flags on a call. This rule only finds the rank-dependent arms;
+it is a post-pass (``reads_reports``): once the function is walked, the engine hands it every break
+rule's reports there (selected or not), and the calls among them that lie in those arms are its findings.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
 from dynalint.names import cst_dotted
-from dynalint.rule import Rule
+from dynalint.rule import Report, Rule
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
@@ -34,11 +33,11 @@ RANK_CALLS = frozenset(
 
 
 class _Arms:
-    """The rank-dependent arms of one ``if`` (or of one block after an early exit) and the breaking calls in each."""
+    """The rank-dependent arms of one ``if`` (or of one block after an early exit)."""
 
     def __init__(self, arms: list[cst.CSTNode]) -> None:
         self.arms = arms
-        self.breaks: list[list[tuple[cst.Call, Confidence]]] = [[] for _ in arms]
+        self.both_sides = len(arms) == 2 and isinstance(arms[1], cst.Else)  # ``if rank ...: else:``
 
 
 class RankDivergentBreak(Rule):
@@ -48,15 +47,12 @@ class RankDivergentBreak(Rule):
     help = "Move the rank-dependent work out of the compiled function (return the value, act on it outside), or guard it with `not torch.compiler.is_compiling()`"
     hazard = "rank-divergence"
 
+    reads_reports = True
+
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        from dynalint.checks import ALL_RULES  # at run time: the catalogue imports this module
-
-        self._breakers = [rule(context) for rule in ALL_RULES if rule.gb_ids and _visits_calls(rule)]
         self._rank_names: list[set[str]] = []  # locals holding the rank, per enclosing function
-        self._open: list[_Arms] = []
-        self._closing: dict[int, list[_Arms]] = {}  # node that ends groups of arms -> the groups
-        self._reported: set[int] = set()  # a call inside nested rank branches is reported once
+        self._groups: list[_Arms] = []  # every group of rank-dependent arms, in the order they begin
         self._blocks: list[cst.IndentedBlock] = []  # enclosing blocks, innermost last
 
     # -- where the rank comes from -------------------------------------------------------------
@@ -99,55 +95,28 @@ class RankDivergentBreak(Rule):
         self._begin(node, _Arms(arms))
 
     def _begin(self, owner: cst.CSTNode, arms: _Arms) -> None:
-        self._open.append(arms)
-        self._closing.setdefault(id(owner), []).append(arms)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        confidence = self._breaks(node) if self._open else None
-        if confidence is None:
-            return
-        for group in self._open:
-            for index, arm in enumerate(group.arms):
-                if _contains(arm, node):
-                    group.breaks[index].append((node, confidence))
-                    break
-
-    def leave_If(self, node: cst.If) -> None:
-        self._close(node)
+        self._groups.append(arms)
 
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._blocks.pop()
-        self._close(node)
 
-    def _close(self, owner: cst.CSTNode) -> None:
-        for group in self._closing.pop(id(owner), ()):
-            self._open.remove(group)
-            if all(group.breaks) and len(group.arms) == 2 and isinstance(group.arms[1], cst.Else):
+    # -- the post-pass -------------------------------------------------------------------------
+    def after(self, reports: list[Report]) -> None:
+        breaking = {}  # call -> the first report that says it breaks, in catalogue order
+        for report in reports:
+            if report.rule.gb_ids and isinstance(report.node, cst.Call):
+                breaking.setdefault(report.node, report)
+        reported: set[cst.Call] = set()  # a call inside nested rank branches is reported once
+        for group in self._groups:
+            per_arm = [[call for call in breaking if _contains(arm, call)] for arm in group.arms]
+            if group.both_sides and all(per_arm):
                 continue  # both sides of ``if rank ...: else:`` break: every rank breaks at the same point
-            for call, confidence in (c for calls in group.breaks for c in calls):
-                if id(call) not in self._reported:
-                    self._reported.add(id(call))
-                    self.report(call, confidence=confidence, call=f"{cst_dotted(call.func) or 'call'}()")
-
-    def _breaks(self, node: cst.Call) -> Confidence | None:
-        """The confidence with which another rule flags this call as a graph break, here, under the current settings."""
-        for rule in self._breakers:
-            before = len(rule.reports)
-            try:
-                rule.visit_Call(node)  # type: ignore[attr-defined]
-            except Exception:  # noqa: BLE001  (its state is fed by visits it does not get here: no answer)
-                del rule.reports[before:]
-                continue
-            if len(rule.reports) > before:
-                confidence = rule.reports[before].confidence
-                del rule.reports[before:]
-                return confidence
-        return None
-
-
-def _visits_calls(rule: type[Rule]) -> bool:
-    """The rule defines ``visit_Call`` itself (every LibCST visitor inherits a no-op one)."""
-    return any("visit_Call" in vars(cls) for cls in rule.__mro__ if issubclass(cls, Rule))
+            for call in (c for calls in per_arm for c in calls):
+                if call not in reported:
+                    reported.add(call)
+                    found = breaking[call]
+                    self.report(call, confidence=found.confidence, region=found.region,
+                                call=f"{cst_dotted(call.func) or 'call'}()")
 
 
 def _exits(block: cst.BaseSuite) -> bool:

@@ -21,15 +21,16 @@ class TensorBoundedSlice(Rule):
     help = "Pass the bounds as Python ints, or use `narrow` / `index_select` with `torch.arange`"
     gb_ids = ("GB0124",)
     requires = ("not capture_scalar_outputs",)
+    supersedes = ("DYN104",)  # ``x[: int(t.sum())]``: the conversion is this slice's break
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.context.settings.capture_scalar_outputs:
             return
-        for element, bounds in reported_bounds(self.context, node):
+        for element, bounds in _reported_bounds(self.context, node):
             self.report(element, confidence=max(self.context.kind(b) for b in bounds).confidence)
 
 
-def reported_bounds(
+def _reported_bounds(
     context: LintContext, node: cst.Subscript
 ) -> list[tuple[cst.SubscriptElement, list[cst.BaseExpression]]]:
     """The slices of ``node`` this rule reports, with the bounds that read tensor data there.
@@ -54,12 +55,12 @@ def _reads_tensor_here(context: LintContext, bound: cst.BaseExpression) -> bool:
     kind = context.kind(bound)
     if kind.is_tensor_like:
         return True
-    return kind is Kind.DATA and any(context.kind(call) is Kind.DATA for call in calls_within(bound))
+    return kind is Kind.DATA and any(context.kind(call) is Kind.DATA for call in _calls_within(bound))
 
 
-def calls_within(node: cst.CSTNode) -> Iterator[cst.Call]:
+def _calls_within(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Every call in ``node``'s subtree, ``node`` included."""
     if isinstance(node, cst.Call):
         yield node
     for child in node.children:
-        yield from calls_within(child)
+        yield from _calls_within(child)
