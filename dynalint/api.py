@@ -119,6 +119,7 @@ def _lint_contained(
     parsed: list[_Parsed] = []
     taken: set[str] = set()
     for (source, text), requested in [*((item, True) for item in inputs), *((item, False) for item in context)]:
+        failsafe.checkpoint()
         prepared = _prepare(source, text, taken)
         if isinstance(prepared, Finding):
             if requested:  # a context file is only read for its compile sites: a bad one is left out

@@ -34,6 +34,23 @@ _limit_users = 0
 _saved_limit = 0
 
 
+class Cancelled(BaseException):
+    """The caller of ``run_deep`` was interrupted: the lint stops at its next checkpoint.
+
+    A ``BaseException``, so that no per-file guard mistakes it for a file's problem.
+    """
+
+
+_run = threading.local()  # the cancel event of the run on this thread, if any
+
+
+def checkpoint() -> None:
+    """Where a lint may stop: between files and between functions."""
+    cancel = getattr(_run, "cancel", None)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled
+
+
 class FileTooSlow(Exception):
     """A file's time budget ran out (raised between units of work, never mid-way through one)."""
 
@@ -46,6 +63,7 @@ class Deadline:
         self._end = None if seconds is None else time.monotonic() + seconds
 
     def check(self) -> None:
+        checkpoint()
         if self._end is not None and time.monotonic() > self._end:
             raise FileTooSlow(f"it took longer than the {self.seconds:g} s per-file limit (`max-file-seconds`)")
 
@@ -59,12 +77,16 @@ def run_deep(function: Callable[[], T]) -> T:
         return function()
     outcome: list[T] = []
     failure: list[BaseException] = []
+    cancel, done = threading.Event(), threading.Event()
 
     def target() -> None:
+        _run.cancel = cancel
         try:
             outcome.append(function())
         except BaseException as error:  # handed to the caller's thread as it is
             failure.append(error)
+        finally:
+            done.set()
 
     _raise_limit()
     try:
@@ -74,8 +96,17 @@ def run_deep(function: Callable[[], T]) -> T:
             thread.start()
         finally:
             threading.stack_size(previous)
-        while thread.is_alive():  # short joins, so that Ctrl-C reaches the main thread at once
-            thread.join(0.2)
+        # Waited on with an event, not ``Thread.join``: on Python 3.11 a join interrupted by a signal
+        # handler's exception marks a running thread as stopped, and every later join returns at once.
+        try:
+            while not done.wait(0.2):  # short waits, so that Ctrl-C reaches the main thread at once
+                pass
+        except BaseException:
+            # Interrupted: stop the lint at its next checkpoint before going on. Left running, it
+            # could be inside LibCST's native parser when the interpreter exits, which aborts it.
+            cancel.set()
+            done.wait()
+            raise
     finally:
         _restore_limit()
     if failure:
