@@ -1,0 +1,7 @@
+import torch
+
+# x
+@torch.compile
+def f(x):
+    print(x)
+    return x

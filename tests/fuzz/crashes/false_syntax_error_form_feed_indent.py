@@ -1,0 +1,6 @@
+import torch
+
+
+@torch.compile
+def f(x):
+    print(x)

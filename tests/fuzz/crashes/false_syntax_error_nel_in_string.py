@@ -1,0 +1,8 @@
+import torch
+
+s = ''
+
+
+@torch.compile
+def f(x):
+    print(x)

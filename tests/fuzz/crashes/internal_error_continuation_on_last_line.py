@@ -1,0 +1,7 @@
+import torch
+
+
+@torch.compile
+def f(x):
+    print(x) \
+
