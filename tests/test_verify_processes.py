@@ -57,7 +57,13 @@ def dynalint(*args: str, cwd: Path, tag: str, **popen: Any) -> subprocess.Popen[
     env = {**os.environ, TAG: tag,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.Popen([sys.executable, "-m", "dynalint", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_like_a_terminal, **popen)
+
+
+def _like_a_terminal() -> None:
+    # A shell starts background jobs, CI steps among them, with SIGINT ignored, and a child inherits
+    # that; Python then never turns SIGINT into KeyboardInterrupt. A terminal's job gets the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture
