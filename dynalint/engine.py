@@ -138,6 +138,7 @@ def lint_module(
 ) -> list[Finding]:
     """Findings of ``rule_classes`` in the compiled functions of one file (which ``ast`` has parsed)."""
     lines = python_lines(source)
+    running = _with_inputs(rule_classes)
     findings: list[Finding] = []
     failures: dict[type[Rule], str] = {}
     for function in _outermost_compiled(summary, program):
@@ -157,7 +158,7 @@ def lint_module(
         # Rule and region state is keyed by the nodes of one parsed tree: it is built for each tree
         # and dropped with it, so no state can leak into (or be mistaken for) another function's nodes.
         context = LintContext(summary, program)
-        rules = [rule_class(context) for rule_class in _with_inputs(rule_classes) if rule_class not in failures]
+        rules = [rule_class(context) for rule_class in running if rule_class not in failures]
         walker = _Walker(context, rules)
         context.enter_scope(function.qualname, summary)
         walker.walk(segment.node)
