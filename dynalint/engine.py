@@ -247,18 +247,28 @@ def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
 
 
 def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str], dict[int, int]]:
-    """The lines with any indentation before a form feed dropped, and the columns dropped per file line.
+    """The lines with their indentation as Python counts it, and the columns that changed per file line.
 
-    Python's tokenizer starts counting indentation afresh after a form feed; LibCST's counts it as a
-    character and then finds the blocks misaligned. Dropping what Python ignores anyway parses the
-    same code; the columns dropped are added back to the findings on those lines.
+    Python's tokenizer starts counting indentation afresh after a form feed and counts a tab as up to
+    eight columns; LibCST counts a form feed as a character and compares indentation as text, so it
+    finds the blocks misaligned. When a form feed sits in some line's indentation, every line's
+    indentation is rewritten as the spaces Python counts (what precedes the form feed dropped, tabs
+    expanded): the same blocks, in a form LibCST reads. The change in length is added back to the
+    columns of findings on those lines. Files without such form feeds are cut as they are.
     """
+    def leading(line: str) -> int:
+        return len(line) - len(line.lstrip(" \t\f"))
+
+    if not any("\f" in line[: leading(line)] for line in lines):
+        return lines, {}
     cut, shifts = [], {}
     for number, line in enumerate(lines, start=first):
-        leading = len(line) - len(line.lstrip(" \t\f"))
-        if "\f" in line[:leading]:
-            shifts[number] = line.rindex("\f", 0, leading) + 1
-            line = line[shifts[number]:]
+        width = leading(line)
+        counted = line[:width].rpartition("\f")[2]
+        indent = " " * len(counted.expandtabs(8))
+        if indent != line[:width]:
+            shifts[number] = width - len(indent)
+            line = indent + line[width:]
         cut.append(line)
     return cut, shifts
 

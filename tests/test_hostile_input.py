@@ -137,6 +137,8 @@ SEPARATED = {
     "lone CR": "import torch\r@torch.compile\rdef f(x):\r    print(x)\r",
     "mixed": "import torch\r\n@torch.compile\rdef f(x):\n    y = 1\r    print(x)\r\n",
     "tabs": "import torch\n@torch.compile\ndef f(x):\n\tif x:\n\t\tprint(x)\n",
+    "form feed then a tab": "import torch\n@torch.compile\ndef f(x):\n    if x:\n    \x0c  \t  print(x)\n    return x\n",
+    "form feed in a tab-indented file": "import torch\n@torch.compile\ndef f(x):\n\tif x:\n\x0c\t\tprint(x)\n\treturn x\n",
     "BOM": "\ufeffimport torch\n@torch.compile\ndef f(x):\n    print(x)\n",
     "wide characters before": "import torch\n@torch.compile\ndef f(x):\n    y = '日本'; print(x)\n",
 }

@@ -648,6 +648,39 @@ def _continuation(rng: random.Random, text: str) -> str:
     return "".join(lines)
 
 
+def _form_feed_indentation(rng: random.Random, text: str) -> str:
+    """Indentation that Python measures from a form feed on (it resets the column to 0 there), mixed
+    with tabs: on the only line of a block, any whitespace after the form feed that goes deeper than
+    the header is valid; on any line, whitespace before a form feed is ignored."""
+    lines = python_lines(text)
+
+    def width(line: str) -> int:
+        return len(line) - len(line.lstrip(" \t\x0c"))
+
+    sole = [n for n in range(1, len(lines) - 1)
+            if lines[n - 1].rstrip().endswith(":") and lines[n].strip() and "\x0c" not in lines[n - 1]
+            and width(lines[n]) > width(lines[n - 1]) >= width(lines[n + 1])]
+    if sole and rng.random() < 0.7:
+        where = rng.choice(sole)
+        header = lines[where - 1][: width(lines[where - 1])].split("\x0c")[-1]
+        deeper = len(header.expandtabs()), len(header)  # Python's two measures: tabs to 8, tabs as 1
+        after = " " * (deeper[0] + 1)
+        for _ in range(20):  # spaces and tabs, often fewer characters than the header but wider
+            candidate = " " * rng.randrange(6) + "\t" * rng.randrange(3) + " " * rng.randrange(4)
+            if len(candidate.expandtabs()) > deeper[0] and len(candidate) > deeper[1]:
+                after = candidate
+                break
+        indent = lines[where - 1][: width(lines[where - 1])] + rng.choice(("", " ", "\t")) + "\x0c" + after
+    else:
+        candidates = [n for n, line in enumerate(lines) if line.strip()]
+        if not candidates:
+            return text
+        where = rng.choice(candidates)
+        indent = rng.choice(("", " ", "\t", "  \t ")) + "\x0c" + lines[where][: width(lines[where])]
+    lines[where] = indent + lines[where][width(lines[where]):]
+    return "".join(lines)
+
+
 def _tabs(rng: random.Random, text: str) -> str:
     everywhere = rng.random() < 0.5
     out = []
@@ -739,6 +772,7 @@ TEXT_MUTATORS: dict[str, Callable[[random.Random, str], str]] = {
     "odd_character": _odd_character,
     "newlines": _newlines,
     "continuation": _continuation,
+    "form_feed_indentation": _form_feed_indentation,
     "tabs": _tabs,
     "identifiers": _identifiers,
 }

@@ -1,10 +1,11 @@
 """Short seeded mutation fuzz over fixtures/**/*.py, in the normal test suite.
 
 Each mutant is one fixture with one to three operators applied (truncation, deleted / duplicated /
-swapped lines, deep nesting near CPython's limits, long lines, odd Unicode and line breaks, NUL and
-invalid UTF-8 bytes, coding cookies, ...; see ``fuzzing.MUTATORS``), reproducible from its seed and
-index alone. The run is small and capped in size (``quick``) so that it costs seconds; ``bench/fuzz.py``
-is the long run with the same generators. A failure lists every crash kind with its smallest input.
+swapped lines, deep nesting near CPython's limits, long lines, odd Unicode and line breaks, form
+feeds in indentation, backslash continuations, NUL and invalid UTF-8 bytes, coding cookies, ...; see
+``fuzzing.MUTATORS``), reproducible from its seed and index alone. The run is small and capped in
+size (``quick``) so that it costs seconds; ``bench/fuzz.py`` is the long run with the same generators.
+A failure lists every crash kind with its smallest input.
 """
 
 from __future__ import annotations
