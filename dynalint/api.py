@@ -130,12 +130,12 @@ def _lint_contained(
     program, broken = _link_contained(parsed, config)
     result.findings += broken
     result.program = program
-    compiled_modules = {program.functions[name][0].module for name in program.regions}
+    compiled_modules = {program.functions[name].module.module for name in program.regions}
     requested_modules = {item.summary.module for item in parsed if item.requested}
     result.entries = [
         region for name, region in program.regions.items()
         if region.entry == name and region.confidence is Confidence.CERTAIN
-        and program.functions[name][0].module in requested_modules
+        and program.functions[name].module.module in requested_modules
     ]
     for item in parsed:
         if not item.requested or item.summary.module not in compiled_modules:

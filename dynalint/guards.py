@@ -9,6 +9,8 @@ and the region provider (LibCST: findings under such a guard are not reported). 
 - ``if is_compiling(): return`` -> nothing after it in the same block is traced.
 
 ``is_compiling()`` may also be read through a local name (``compiling = torch.compiler.is_compiling()``).
+The decision is written once; ``AST`` and ``CST`` are the two readers that show it a tree's ``not``,
+``and`` / ``or`` and ``if`` statements.
 """
 
 from __future__ import annotations
@@ -16,67 +18,86 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
+
 
 class Untraced(enum.Enum):
     BODY = "body"  # the ``if`` body is never traced
     ELSE = "else"  # the ``else`` / ``elif`` part is never traced
 
 
-# -- ast ------------------------------------------------------------------------------------------
-def ast_guard(test: ast.expr, is_compiling: Callable[[ast.expr], bool]) -> Untraced | None:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_compiling(test.operand):
-        return Untraced.BODY
+@dataclass(frozen=True)
+class Syntax:
+    """How one tree library spells what guards look at."""
+
+    negated: Callable[[Any], Any]  # the operand of ``not X``, else ``None``
+    conjunction: Callable[[Any], tuple[bool, list[Any]] | None]  # (is ``and``, operands) of a boolean operation
+    if_test: Callable[[Any], Any]  # the test of an ``if`` statement, else ``None``
+    body_exits: Callable[[Any], bool]  # the ``if`` body's last statement is a ``return`` or ``raise``
+
+
+def guard(test: Any, is_compiling: Callable[[Any], bool], syntax: Syntax) -> Untraced | None:
+    """Which side of ``if <test>:`` Dynamo never traces, if the test is an ``is_compiling()`` guard."""
+    operand = syntax.negated(test)
+    if operand is not None:
+        return Untraced.BODY if is_compiling(operand) else None
     if is_compiling(test):
         return Untraced.ELSE
-    if isinstance(test, ast.BoolOp):
-        inner = [ast_guard(value, is_compiling) for value in test.values]
-        if isinstance(test.op, ast.And) and Untraced.BODY in inner:
+    parts = syntax.conjunction(test)
+    if parts is not None:
+        is_and, operands = parts
+        inner = [guard(operand, is_compiling, syntax) for operand in operands]
+        if is_and and Untraced.BODY in inner:
             return Untraced.BODY
-        if isinstance(test.op, ast.Or) and Untraced.ELSE in inner:
+        if not is_and and Untraced.ELSE in inner:
             return Untraced.ELSE
     return None
 
 
-def ast_statements_after_early_exit(body: Sequence[ast.stmt], is_compiling: Callable[[ast.expr], bool]) -> list[ast.stmt]:
-    """Statements following ``if is_compiling(): return ...`` in one block."""
+def statements_after_early_exit(body: Sequence[Any], is_compiling: Callable[[Any], bool], syntax: Syntax) -> list[Any]:
+    """Statements following ``if is_compiling(): return ...`` in one block: never traced."""
     for index, statement in enumerate(body):
-        if (
-            isinstance(statement, ast.If)
-            and ast_guard(statement.test, is_compiling) is Untraced.ELSE
-            and statement.body
-            and isinstance(statement.body[-1], (ast.Return, ast.Raise))
-        ):
+        test = syntax.if_test(statement)
+        if test is not None and guard(test, is_compiling, syntax) is Untraced.ELSE and syntax.body_exits(statement):
             return list(body[index + 1:])
     return []
 
 
-# -- LibCST ---------------------------------------------------------------------------------------
-def cst_guard(test: cst.BaseExpression, is_compiling: Callable[[cst.BaseExpression], bool]) -> Untraced | None:
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return Untraced.BODY if is_compiling(test.expression) else None
-    if is_compiling(test):
-        return Untraced.ELSE
-    if isinstance(test, cst.BooleanOperation):
-        inner = (cst_guard(test.left, is_compiling), cst_guard(test.right, is_compiling))
-        if isinstance(test.operator, cst.And) and Untraced.BODY in inner:
-            return Untraced.BODY
-        if isinstance(test.operator, cst.Or) and Untraced.ELSE in inner:
-            return Untraced.ELSE
-    return None
+# -- the two readers ------------------------------------------------------------------------------
+def _ast_conjunction(test: ast.expr) -> tuple[bool, list[ast.expr]] | None:
+    return (isinstance(test.op, ast.And), test.values) if isinstance(test, ast.BoolOp) else None
 
 
-def cst_statements_after_early_exit(
-    body: Sequence[cst.BaseStatement], is_compiling: Callable[[cst.BaseExpression], bool]
-) -> list[cst.BaseStatement]:
-    for index, statement in enumerate(body):
-        if isinstance(statement, cst.If) and cst_guard(statement.test, is_compiling) is Untraced.ELSE:
-            last = statement.body.body[-1] if isinstance(statement.body, cst.IndentedBlock) else None
-            small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
-            if isinstance(small, (cst.Return, cst.Raise)) or (
-                isinstance(statement.body, cst.SimpleStatementSuite)
-                and isinstance(statement.body.body[-1], (cst.Return, cst.Raise))
-            ):
-                return list(body[index + 1:])
-    return []
+AST = Syntax(
+    negated=lambda test: test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else None,
+    conjunction=_ast_conjunction,
+    if_test=lambda statement: statement.test if isinstance(statement, ast.If) else None,
+    body_exits=lambda statement: bool(statement.body) and isinstance(statement.body[-1], (ast.Return, ast.Raise)),
+)
+
+
+def _cst_conjunction(test: cst.BaseExpression) -> tuple[bool, list[cst.BaseExpression]] | None:
+    if not isinstance(test, cst.BooleanOperation):
+        return None
+    return isinstance(test.operator, cst.And), [test.left, test.right]
+
+
+def _cst_body_exits(statement: cst.If) -> bool:
+    block = statement.body
+    last = block.body[-1] if block.body else None
+    if isinstance(last, cst.SimpleStatementLine):  # an indented block's last line
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
+
+
+CST = Syntax(
+    negated=lambda test: (
+        test.expression if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) else None
+    ),
+    conjunction=_cst_conjunction,
+    if_test=lambda statement: statement.test if isinstance(statement, cst.If) else None,
+    body_exits=_cst_body_exits,
+)

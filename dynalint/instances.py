@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.torchapi import NN_TENSOR_CLASSES
+
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
     from dynalint.summary import ModuleSummary
 
-NN_PREFIX = "torch.nn."
-# Upper-case names under ``torch.nn`` that build tensors, not modules.
-NN_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
 
 
 def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None:
@@ -60,7 +59,7 @@ def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
     if built in context.program.classes:
         return context.program.is_module_class(built)
     last = built.rsplit(".", 1)[-1]
-    return built.startswith(NN_PREFIX) and last[:1].isupper() and last not in NN_TENSOR_CLASSES
+    return built.startswith("torch.nn.") and last[:1].isupper() and last not in NN_TENSOR_CLASSES
 
 
 def _is_self(node: cst.BaseExpression) -> bool:
@@ -70,20 +69,10 @@ def _is_self(node: cst.BaseExpression) -> bool:
 
 def _attribute_type(context: LintContext, attr: str) -> str | None:
     cls = enclosing_class(context)
-    seen: set[str] = set()
-    pending = [cls] if cls else []
-    while pending:
-        current = pending.pop(0)
-        entry = context.program.classes.get(current)
-        if entry is None or current in seen:
-            continue
-        seen.add(current)
-        module, summary = entry
-        if attr in summary.attr_types:
-            written = summary.attr_types[attr]  # already qualified where the imports knew it
-            return _qualify(context, module, written, written)
-        pending += [b for b in (context.program.resolve_class(module, base) for base in summary.bases) if b]
-    return None
+    held = context.program.attribute_types(cls).get(attr) if cls else None
+    if held is None or held.constructor is None:
+        return None
+    return _qualify(context, held.module, held.constructor, held.constructor)  # already qualified where known
 
 
 def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:

@@ -45,27 +45,23 @@ class ImportTable:
         return f"{base}.{rest}" if rest else base
 
 
-def cst_dotted(node: cst.BaseExpression) -> str | None:
-    """``a.b.c`` for a chain of LibCST ``Name`` / ``Attribute`` nodes, else ``None``."""
+def dotted_name(node: cst.BaseExpression | ast.expr) -> str | None:
+    """``a.b.c`` for a chain of ``Name`` / ``Attribute`` nodes of either tree (LibCST or ``ast``), else ``None``."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while True:
+        if isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+        elif isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+        else:
+            break
         node = node.value
-    if not isinstance(node, cst.Name):
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+    elif isinstance(node, ast.Name):
+        parts.append(node.id)
+    else:
         return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
-def ast_dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` for a chain of ``ast.Name`` / ``ast.Attribute`` nodes, else ``None``."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
     return ".".join(reversed(parts))
 
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from typing import NamedTuple
 
 from dynalint.finding import ChainLink, Confidence, Region
 from dynalint.settings import DynamoSettings
-from dynalint.summary import ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.torchapi import MODULE_BASES
 
 _MAX_ALIAS_HOPS = 16
@@ -32,14 +34,46 @@ class Callee:
     disabled: bool
 
 
+class FunctionRecord(NamedTuple):
+    """A function of the tree and the module that defines it (whose imports qualify what it writes)."""
+
+    module: ModuleSummary
+    definition: FunctionSummary
+
+
+class ClassRecord(NamedTuple):
+    """A class of the tree and the module that defines it."""
+
+    module: ModuleSummary
+    definition: ClassSummary
+
+
+@dataclass(frozen=True)
+class AttributeType:
+    """What ``self.<attr> = ...`` in a class's ``__init__`` (or a base's) holds."""
+
+    module: ModuleSummary  # the module where the assignment is written: its imports qualify the names
+    constructor: str | None = None  # ``self.attr = Block(...)``: ``Block`` as written (or qualified)
+    items: tuple[str, ...] = ()  # ``nn.ModuleList([Block(), ...])``: each item's constructor as written
+    is_tensor: bool = False  # a parameter or buffer (``nn.Parameter(...)``, ``torch.zeros(...)``)
+    is_container: bool = False
+
+    @property
+    def is_torch_layer(self) -> bool:
+        """Built by a ``torch.nn`` constructor: calling it runs a torch layer."""
+        return bool(self.constructor and self.constructor.startswith("torch.nn."))
+
+
 @dataclass
 class Program:
     modules: dict[str, ModuleSummary]  # module name -> summary
-    functions: dict[str, tuple[ModuleSummary, FunctionSummary]] = field(default_factory=dict)
-    classes: dict[str, tuple[ModuleSummary, ClassSummary]] = field(default_factory=dict)
+    functions: dict[str, FunctionRecord] = field(default_factory=dict)
+    classes: dict[str, ClassRecord] = field(default_factory=dict)
     regions: dict[str, Region] = field(default_factory=dict)
     settings: DynamoSettings = field(default_factory=DynamoSettings)  # config + tree assignments
     _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
+    _mro_memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -90,31 +124,70 @@ class Program:
         return None
 
     # -- classes --------------------------------------------------------------------------------
-    def _bases(self, class_qualified: str) -> list[str]:
+    def bases(self, class_qualified: str) -> list[str]:
+        """The direct bases of a class that are classes of the tree, in the order written."""
         module, cls = self.classes[class_qualified]
         return [b for b in (self.resolve_class(module, base) for base in cls.bases) if b]
 
-    def is_module_class(self, qualified: str, seen: frozenset[str] = frozenset()) -> bool:
-        entry = self.classes.get(qualified)
-        if entry is None or qualified in seen:
-            return False
-        if any(self.canonical(base) in MODULE_BASES for base in entry[1].bases):
-            return True
-        return any(self.is_module_class(base, seen | {qualified}) for base in self._bases(qualified))
+    def mro(self, class_qualified: str) -> tuple[str, ...]:
+        """The class and its bases in the tree, in Python's method resolution order (C3).
 
-    def method(self, class_qualified: str, name: str, seen: frozenset[str] = frozenset()) -> str | None:
-        """Module-qualified name of ``name`` on the class or the first base in the tree that has it."""
-        entry = self.classes.get(class_qualified)
-        if entry is None or class_qualified in seen:
-            return None
-        module, cls = entry
-        own = module.qualify(f"{cls.qualname}.{name}")
-        if own in self.functions:
-            return own
-        for base in self._bases(class_qualified):
-            found = self.method(base, name, seen | {class_qualified})
-            if found:
-                return found
+        Bases outside the tree are left out. Where C3 has no answer (a cycle, or an order Python would
+        refuse), the order falls back to depth first, left to right, each class once.
+        """
+        if class_qualified not in self._mro_memo:
+            self._mro_memo[class_qualified] = ()  # a cycle reads an empty order, never recurses forever
+            self._mro_memo[class_qualified] = self._linearize(class_qualified)
+        return self._mro_memo[class_qualified]
+
+    def _linearize(self, class_qualified: str) -> tuple[str, ...]:
+        if class_qualified not in self.classes:
+            return ()
+        bases = self.bases(class_qualified)
+        pending = [list(self.mro(base)) for base in bases if self.mro(base)] + [list(bases)]
+        order = [class_qualified]
+        while any(pending):
+            pending = [seq for seq in pending if seq]
+            head = next((seq[0] for seq in pending if not any(seq[0] in other[1:] for other in pending)), None)
+            if head is None:
+                return _depth_first(class_qualified, self.bases)
+            order.append(head)
+            pending = [seq[1:] if seq[0] == head else seq for seq in pending]
+        return tuple(dict.fromkeys(order))
+
+    def attribute_types(self, class_qualified: str) -> dict[str, AttributeType]:
+        """``self.<attr>`` -> what it holds, for the class and its bases (the first in the MRO wins).
+
+        Empty for a name that is not a class of the tree.
+        """
+        if class_qualified not in self._attributes_memo:
+            found: dict[str, AttributeType] = {}
+            for current in self.mro(class_qualified):
+                module, cls = self.classes[current]
+                own = {
+                    **{a: AttributeType(module, constructor=t) for a, t in cls.attr_types.items()},
+                    **{a: AttributeType(module, items=tuple(i), is_container=True) for a, i in cls.container_items.items()},
+                    **{a: AttributeType(module, is_tensor=True) for a in cls.tensor_attrs},
+                }
+                for attr, held in own.items():
+                    found.setdefault(attr, held)
+            self._attributes_memo[class_qualified] = found
+        return self._attributes_memo[class_qualified]
+
+    def is_module_class(self, qualified: str) -> bool:
+        """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
+        return any(
+            self.canonical(base) in MODULE_BASES for current in self.mro(qualified)
+            for base in self.classes[current].definition.bases
+        )
+
+    def method(self, class_qualified: str, name: str) -> str | None:
+        """Module-qualified name of ``name`` on the class or the first class in its MRO that has it."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            own = module.qualify(f"{cls.qualname}.{name}")
+            if own in self.functions:
+                return own
         return None
 
     def forward(self, class_qualified: str | None) -> str | None:
@@ -122,41 +195,36 @@ class Program:
             return None
         return self.method(class_qualified, "forward")
 
-    def _class_attribute(self, class_qualified: str, attr: str) -> tuple[ModuleSummary, ClassSummary] | None:
-        """The class (itself or a base) whose ``__init__`` assigns ``self.attr``."""
-        seen: set[str] = set()
-        pending = [class_qualified]
-        while pending:
-            current = pending.pop(0)
-            if current in seen or current not in self.classes:
-                continue
-            seen.add(current)
-            module, cls = self.classes[current]
-            if attr in cls.attr_types or attr in cls.container_items:
-                return module, cls
-            pending += self._bases(current)
-        return None
-
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
-        found = self._class_attribute(class_qualified, attr)
-        if found is None:
+        held = self.attribute_types(class_qualified).get(attr)
+        if held is None or held.is_tensor:
             return []
-        module, cls = found
-        if attr in cls.container_items:
-            items = (self.instance_class(module, written) for written in cls.container_items[attr])
+        if held.is_container:
+            items = (self.instance_class(held.module, written) for written in held.items)
             return list(dict.fromkeys(c for c in items if c))
-        cls_name = self.instance_class(module, cls.attr_types[attr])
+        cls_name = self.instance_class(held.module, held.constructor) if held.constructor else None
         return [cls_name] if cls_name else []
+
+    def display_name(self, qualified: str) -> str:
+        """A function's name inside its module (``Model.forward``), as findings show it."""
+        return self.functions[qualified].definition.qualname
 
     # -- calls ----------------------------------------------------------------------------------
     def is_disabled(self, qualified: str) -> bool:
         entry = self.functions.get(qualified)
-        return bool(entry and entry[1].disabled)
+        return bool(entry and entry.definition.disabled)
 
     def is_traced(self, qualified: str) -> bool:
         entry = self.functions.get(qualified)
-        return bool(entry) and not entry[1].disabled and not entry[1].not_traced  # type: ignore[index]
+        return entry is not None and not entry.definition.disabled and not entry.definition.not_traced
+
+    def callees(self, caller: str) -> list[tuple[CallSite, Callee]]:
+        """Every call written in ``caller`` with each function of the tree it may run."""
+        entry = self.functions.get(caller)
+        if entry is None:
+            return []
+        return [(call, callee) for call in entry.definition.calls for callee in self.resolve_calls(caller, call.callee)]
 
     def resolve_calls(self, caller: str, callee: str) -> list[Callee]:
         """Every function in the tree that ``callee``, written inside ``caller``, may run."""
@@ -168,6 +236,10 @@ class Program:
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
         return [Callee(t, self.is_disabled(t)) for t in self._targets(module, function, callee)]
+
+    def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
+        """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
+        return self._disabled_alias(module, written) is not None
 
     def _disabled_alias(self, module: ModuleSummary, callee: str) -> str | None:
         """``fast = torch.compiler.disable(f)`` at module level, here or imported from another module."""
@@ -223,10 +295,8 @@ class Program:
         if qualified not in self._collectives_memo:
             self._collectives_memo[qualified] = False  # cycles: assume no until shown otherwise
             entry = self.functions.get(qualified)
-            found = bool(entry and entry[1].collectives) or any(
-                self.issues_collectives(callee.function)
-                for call in (entry[1].calls if entry else ())
-                for callee in self.resolve_calls(qualified, call.callee)
+            found = bool(entry and entry.definition.collectives) or any(
+                self.issues_collectives(callee.function) for _, callee in self.callees(qualified)
             )
             self._collectives_memo[qualified] = found
         return self._collectives_memo[qualified]
@@ -236,7 +306,7 @@ class Program:
         found = self.resolve_calls(caller, callee)
         if not found:
             return None
-        return all(self.functions[c.function][1].returns_tensor for c in found)
+        return all(self.functions[c.function].definition.returns_tensor for c in found)
 
     def region_of(self, qualified: str) -> Region | None:
         """The region of a function, inheriting the enclosing function's for nested definitions."""
@@ -274,9 +344,9 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None)
     for summary in summaries:
         program.settings = program.settings.updated(summary.dynamo_config)
         for qualname, function in summary.functions.items():
-            program.functions[summary.qualify(qualname)] = (summary, function)
+            program.functions[summary.qualify(qualname)] = FunctionRecord(summary, function)
         for qualname, cls in summary.classes.items():
-            program.classes[summary.qualify(qualname)] = (summary, cls)
+            program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
     _propagate(program, _entry_points(program))
     _propagate(program, _uncompiled_forwards(program))
     return program
@@ -289,7 +359,7 @@ def _entry_points(program: Program) -> list[tuple[str, Region]]:
             for target in program.site_targets(summary, site):
                 if not program.is_traced(target):
                     continue
-                name = program.functions[target][1].qualname
+                name = program.display_name(target)
                 chain = (ChainLink(summary.path, site.line, name, site.how),)
                 entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph, target)))
     return entries
@@ -300,7 +370,7 @@ def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
     for qualified, (summary, cls) in program.classes.items():
         forward = f"{qualified}.forward"
         if forward in program.functions and forward not in program.regions and program.is_module_class(qualified):
-            function = program.functions[forward][1]
+            function = program.functions[forward].definition
             how = f"forward of nn.Module subclass {cls.qualname} (no compile site in the tree)"
             chain = (ChainLink(summary.path, function.lineno, function.qualname, how),)
             entries.append((forward, Region(function.qualname, Confidence.LIKELY, chain, entry=forward)))
@@ -314,13 +384,21 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
         if qualified in program.regions:
             continue
         program.regions[qualified] = region
-        summary, function = program.functions[qualified]
-        for call in function.calls:
-            for callee in program.resolve_calls(qualified, call.callee):
-                if callee.function in program.regions or not program.is_traced(callee.function):
-                    continue
-                callee_function = program.functions[callee.function][1]
-                link_ = ChainLink(summary.path, call.line, callee_function.qualname, "called")
-                queue.append(
-                    (callee.function, replace(region, function=callee_function.qualname, chain=region.chain + (link_,)))
-                )
+        path = program.functions[qualified].module.path
+        for call, callee in program.callees(qualified):
+            if callee.function in program.regions or not program.is_traced(callee.function):
+                continue
+            name = program.display_name(callee.function)
+            link_ = ChainLink(path, call.line, name, "called")
+            queue.append((callee.function, replace(region, function=name, chain=region.chain + (link_,))))
+
+
+def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:
+    order: dict[str, None] = {}
+    pending = [start]
+    while pending:
+        current = pending.pop()
+        if current not in order:
+            order[current] = None
+            pending += reversed(bases(current))
+    return tuple(order)

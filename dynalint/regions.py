@@ -15,20 +15,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dynalint.finding import Region
-from dynalint.guards import Untraced, cst_guard, cst_statements_after_early_exit
-from dynalint.torchapi import IS_COMPILING
-from dynalint.names import cst_dotted
+from dynalint.guards import CST, Untraced, guard, statements_after_early_exit
+from dynalint.torchapi import IS_COMPILING, PYTHON_TYPES, TENSOR_TYPES
+from dynalint.names import dotted_name
 from dynalint.program import Callee, Program
 from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
 from dynalint.values import Kind, ValueScope
-
-TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter"})
-PYTHON_TYPES = frozenset(
-    {"builtins.int", "builtins.float", "builtins.bool", "builtins.str", "builtins.list", "builtins.tuple",
-     "builtins.dict", "numbers.Number", "builtins.complex"}
-)
-
 
 @dataclass(frozen=True)
 class _Frame:
@@ -73,14 +66,14 @@ class LintContext:
 
         Names bound locally in the current function (parameters, assignments) shadow imports.
         """
-        dotted = cst_dotted(node)
+        dotted = dotted_name(node)
         if dotted is None or dotted.split(".")[0] in self.values.env:
             return None
         return self.imports.resolve(dotted)
 
     def resolve_call(self, func: cst.BaseExpression) -> Callee | None:
         """The function in the tree that a call's ``func`` expression reaches, if known."""
-        dotted = cst_dotted(func)
+        dotted = dotted_name(func)
         function = self._stack[-1].function
         if dotted is None or function is None:
             return None
@@ -126,7 +119,7 @@ class LintContext:
             self._mark_uncompiled_branch(node)
             self._narrow(node)
         elif isinstance(node, (cst.IndentedBlock, cst.Module)):
-            after = cst_statements_after_early_exit(node.body, self.is_compiling_check)
+            after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
         elif isinstance(node, cst.For):
             iterated = self.values.kind(node.iter)
@@ -180,7 +173,7 @@ class LintContext:
         The tree's own summary wins over the ``torch.*`` tables: linting torch itself, a call of
         ``torch.nn.functional._mha_shape_check`` is a call of a function we have read, not an op.
         """
-        dotted = cst_dotted(node.func)
+        dotted = dotted_name(node.func)
         function = self._stack[-1].function
         if dotted is None or function is None:
             return None
@@ -190,21 +183,9 @@ class LintContext:
         return Kind.TENSOR if returns else Kind.UNKNOWN
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
-        tensors: set[str] = set()
-        layers: set[str] = set()
-        seen: set[str] = set()
-        pending = [class_qualified]
-        while pending:
-            current = pending.pop()
-            entry = self.program.classes.get(current)
-            if entry is None or current in seen:
-                continue
-            seen.add(current)
-            module, cls = entry
-            tensors |= cls.tensor_attrs
-            layers |= {a for a, t in cls.attr_types.items() if t.startswith("torch.nn.")}
-            pending += [b for b in (self.program.resolve_class(module, base) for base in cls.bases) if b]
-        return tensors, layers
+        """``self.<attr>`` names that hold parameters or buffers, and those that hold ``torch.nn`` layers."""
+        held = self.program.attribute_types(class_qualified)
+        return {a for a, t in held.items() if t.is_tensor}, {a for a, t in held.items() if t.is_torch_layer}
 
     def _narrow(self, node: cst.If) -> None:
         test = node.test
@@ -221,7 +202,7 @@ class LintContext:
             self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
 
     def _mark_uncompiled_branch(self, node: cst.If) -> None:
-        untraced = cst_guard(node.test, self.is_compiling_check)
+        untraced = guard(node.test, self.is_compiling_check, CST)
         if untraced is Untraced.BODY:
             self._uncompiled_blocks.add(id(node.body))
         elif untraced is Untraced.ELSE and node.orelse is not None:

@@ -12,14 +12,13 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynalint.guards import Untraced, ast_guard, ast_statements_after_early_exit
-from dynalint.names import ImportTable, absolute_module, ast_dotted
+from dynalint.guards import AST, Untraced, guard, statements_after_early_exit
+from dynalint.names import ImportTable, absolute_module, dotted_name
 from dynalint.settings import CompileSettings
 from dynalint.torchapi import (
-    COLLECTIVES, COMPILE, CONTAINERS, DISABLE, DYNAMO_CONFIG, IS_COMPILING, NOT_TRACED, PARAMETERS, PARTIAL,
-    TENSOR_RETURNS,
+    COLLECTIVES, COMPILE, CONTAINERS, DISABLE, DYNAMO_CONFIG, IS_COMPILING, MODULE_RETURNING_METHODS, NOT_TRACED,
+    PARAMETERS, PARTIAL, TENSOR_TYPES, TorchResult, torch_result,
 )
-from dynalint.values import Kind, torch_function_kind
 
 @dataclass(frozen=True)
 class CallSite:
@@ -183,7 +182,7 @@ class _Summarizer(ast.NodeVisitor):
             for block in ("body", "orelse", "finalbody"):
                 statements = getattr(node, block, None)
                 if statements:
-                    self.untraced.update(map(id, ast_statements_after_early_exit(statements, self._is_compiling)))
+                    self.untraced.update(map(id, statements_after_early_exit(statements, self._is_compiling, AST)))
         method = self._dispatch.get(type(node))
         if method is None:
             method = self._dispatch[type(node)] = getattr(self, f"visit_{type(node).__name__}", self.generic_visit)
@@ -213,10 +212,10 @@ class _Summarizer(ast.NodeVisitor):
     def _is_compiling(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name) and node.id in self.compiling_names:
             return True
-        return isinstance(node, ast.Call) and self.imports.resolve(ast_dotted(node.func)) in IS_COMPILING
+        return isinstance(node, ast.Call) and self.imports.resolve(dotted_name(node.func)) in IS_COMPILING
 
     def visit_If(self, node: ast.If) -> None:
-        untraced = ast_guard(node.test, self._is_compiling)
+        untraced = guard(node.test, self._is_compiling, AST)
         if untraced is not None:
             self.untraced.update(map(id, node.body if untraced is Untraced.BODY else node.orelse))
         self.generic_visit(node)
@@ -242,7 +241,7 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         qualname = self._qualname(node.name)
-        bases = [self.imports.resolve(ast_dotted(b)) or ast_dotted(b) or "" for b in node.bases]
+        bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
         self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
         self.scopes.append(("class", node.name))
         self.generic_visit(node)
@@ -252,16 +251,16 @@ class _Summarizer(ast.NodeVisitor):
         qualname = self._qualname(node.name)
         class_name = self._current_class()
         args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-        params = [(a.arg, ast_dotted(a.annotation) if a.annotation else None) for a in args]
+        params = [(a.arg, dotted_name(a.annotation) if a.annotation else None) for a in args]
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
-        returned = ast_dotted(node.returns) if node.returns else None
-        function.returns_tensor = self.imports.resolve(returned) in TENSOR_RETURNS
+        returned = dotted_name(node.returns) if node.returns else None
+        function.returns_tensor = self.imports.resolve(returned) in TENSOR_TYPES
         if _names_class(returned) and not function.returns_tensor:
             function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
             resolved = self.imports.resolve(annotation)
-            if annotation and resolved not in TENSOR_RETURNS and not (resolved or "").startswith("builtins."):
+            if annotation and resolved not in TENSOR_TYPES and not (resolved or "").startswith("builtins."):
                 function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
         self.summary.functions[qualname] = function
         for decorator in node.decorator_list:
@@ -277,7 +276,7 @@ class _Summarizer(ast.NodeVisitor):
 
     def _decorator(self, decorator: ast.expr, function: FunctionSummary, node: ast.AST) -> None:
         call = decorator if isinstance(decorator, ast.Call) else None
-        name = self.imports.resolve(ast_dotted(call.func if call else decorator))
+        name = self.imports.resolve(dotted_name(call.func if call else decorator))
         if name in DISABLE:
             function.disabled = True
         elif name in NOT_TRACED:
@@ -304,21 +303,21 @@ class _Summarizer(ast.NodeVisitor):
         if self._is_compiling(value):
             self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
         for target in targets:
-            resolved = self.imports.resolve(ast_dotted(target))
+            resolved = self.imports.resolve(dotted_name(target))
             if resolved and resolved.startswith(DYNAMO_CONFIG):
                 self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
         for target in targets:
-            dotted = ast_dotted(target)
+            dotted = dotted_name(target)
             if dotted is None:
                 continue
             if isinstance(value, ast.Call):
                 value = _strip_module_methods(value)
-                callee = ast_dotted(value.func)
+                callee = dotted_name(value.func)
                 resolved = self.imports.resolve(callee)
                 if resolved in DISABLE and value.args and not self.scopes:
-                    wrapped = ast_dotted(value.args[0])
+                    wrapped = dotted_name(value.args[0])
                     if wrapped:
                         self.summary.disabled_aliases[dotted] = wrapped
                     continue
@@ -332,7 +331,7 @@ class _Summarizer(ast.NodeVisitor):
         if isinstance(value, ast.Constant):
             return value.value
         if isinstance(value, (ast.Set, ast.List, ast.Tuple)):
-            names = (self.imports.resolve(ast_dotted(e)) or ast_dotted(e) for e in value.elts)
+            names = (self.imports.resolve(dotted_name(e)) or dotted_name(e) for e in value.elts)
             return [name for name in names if name]
         return None
 
@@ -342,9 +341,9 @@ class _Summarizer(ast.NodeVisitor):
             return
         if resolved in CONTAINERS:
             cls.container_items[attr] = [
-                ast_dotted(item.func) or "" for arg in value.args for item in _container_elements(arg)
+                dotted_name(item.func) or "" for arg in value.args for item in _container_elements(arg)
             ]
-        elif resolved in PARAMETERS or (resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR):
+        elif resolved in PARAMETERS or (resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR):
             cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ... (not torch.device(...))
         else:
             cls.attr_types[attr] = resolved
@@ -352,9 +351,9 @@ class _Summarizer(ast.NodeVisitor):
     def visit_Return(self, node: ast.Return) -> None:
         function = self._current_function()
         if function is not None and isinstance(node.value, ast.Call):
-            callee = ast_dotted(_strip_module_methods(node.value).func)
+            callee = dotted_name(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""
-            if resolved.startswith("torch.") and torch_function_kind(resolved) is Kind.TENSOR:
+            if resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR:
                 function.returns_tensor = True
             elif _names_class(callee):
                 function.returns_class = callee
@@ -365,18 +364,18 @@ class _Summarizer(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         function = self._current_function()
         iterated = node.iter
-        if isinstance(iterated, ast.Call) and ast_dotted(iterated.func) in ("enumerate", "reversed") and iterated.args:
+        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
             iterated = iterated.args[0]
             target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else node.target
         else:
             target = node.target
-        container = ast_dotted(iterated)
+        container = dotted_name(iterated)
         if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
             function.loop_containers[target.id] = container[5:]
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        callee = ast_dotted(node.func)
+        callee = dotted_name(node.func)
         resolved = self.imports.resolve(callee)
         function = self._current_function()
         if function is not None and callee:
@@ -387,14 +386,14 @@ class _Summarizer(ast.NodeVisitor):
             self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
                                compile_settings(node.keywords))
         elif callee and callee.endswith(".compile") and not resolved and isinstance(node.func, ast.Attribute):
-            owner = ast_dotted(node.func.value)
+            owner = dotted_name(node.func.value)
             if owner:
                 self._compile_call(node, node.func.value, f"{owner}.compile()", compile_settings(node.keywords))
         if (
             function is not None
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "register_buffer"
-            and ast_dotted(node.func.value) == "self"
+            and dotted_name(node.func.value) == "self"
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
@@ -410,19 +409,19 @@ class _Summarizer(ast.NodeVisitor):
         if isinstance(target, ast.Lambda):
             # A compiled lambda: everything it calls is compiled (the lambda's own line is not linted).
             for inner in ast.walk(target.body):
-                callee = ast_dotted(inner.func) if isinstance(inner, ast.Call) else None
+                callee = dotted_name(inner.func) if isinstance(inner, ast.Call) else None
                 if callee:
                     self._compile_call(node, inner.func, how, settings)
             return
-        if isinstance(target, ast.Call) and self.imports.resolve(ast_dotted(target.func)) in PARTIAL and target.args:
+        if isinstance(target, ast.Call) and self.imports.resolve(dotted_name(target.func)) in PARTIAL and target.args:
             self._compile_call(node, target.args[0], how, settings)
             return
         if isinstance(target, ast.Call):
-            cls = ast_dotted(target.func)
+            cls = dotted_name(target.func)
             if cls:
                 self.summary.compile_sites.append(site("class", cls))
             return
-        dotted = ast_dotted(target)
+        dotted = dotted_name(target)
         if dotted is None:
             return
         if dotted.startswith("self.") and scope_class:
@@ -442,12 +441,6 @@ class _Summarizer(ast.NodeVisitor):
             self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
             return
         self.summary.compile_sites.append(site("name", dotted))
-
-
-# ``Model(cfg).to(device).eval()`` is still a ``Model``.
-MODULE_RETURNING_METHODS = frozenset(
-    {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}
-)
 
 
 def _names_class(dotted: str | None) -> bool:

@@ -1,12 +1,14 @@
-"""Torch API facts, as data: which qualified names compile, disable, are collectives, and so on.
+"""Torch API facts, as data: which qualified names compile, disable, are collectives, return tensors...
 
-Read by every stage (summary, guards, regions, program, rules) so that each fact is written once.
-Names are fully qualified as the import tables resolve them (``torch.compiler.disable``). Adding a torch
-function is one line here. Value-analysis facts (what returns a tensor, a Python value or metadata)
-still live in ``values.py``; they are to join these.
+Read by every stage (summary, guards, regions, program, the value analysis, rules) so that each fact is
+written once. Names are fully qualified as the import tables resolve them (``torch.compiler.disable``);
+method and attribute names are bare (``item``). Adding a torch function is one line here. The one
+function at the end, ``torch_result``, only reads these tables: what a call of ``torch.<name>`` returns.
 """
 
 from __future__ import annotations
+
+import enum
 
 # ``torch.compiler.is_compiling()`` and its aliases: code under ``if not is_compiling():`` is never traced.
 IS_COMPILING = frozenset(
@@ -42,7 +44,8 @@ NOT_TRACED = frozenset(
         "torch.compiler.allow_in_graph",
     }
 )
-TENSOR_RETURNS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
+# Types whose instances are tensors: annotations, ``isinstance`` tests, return annotations.
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
 PARTIAL = frozenset({"functools.partial"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 COLLECTIVES = frozenset(
@@ -57,3 +60,102 @@ COLLECTIVES = frozenset(
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer",
                         "torch.nn.Buffer"})
+# Upper-case names under ``torch.nn`` that build tensors, not modules.
+NN_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+# ``Model(cfg).to(device).eval()`` is still a ``Model``: ``nn.Module`` methods that return the module.
+MODULE_RETURNING_METHODS = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}
+)
+
+# -- tensors: what their attributes and methods give --------------------------------------------
+# Attributes that describe a tensor without reading its data (``training`` is a module's flag).
+META_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "names",
+     "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "training"}
+)
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+META_METHODS = frozenset(
+    {"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset", "is_contiguous",
+     "is_floating_point", "is_complex", "element_size", "get_device", "data_ptr", "type", "is_pinned",
+     "is_shared", "has_names", "__len__"}
+)
+# Methods that read a tensor's contents into Python values.
+DATA_METHODS = frozenset({"item", "tolist"})
+# Methods that, on a receiver of unknown type, almost always mean a tensor (or an ndarray, which
+# Dynamo traces as one): their result in a condition is a branch on data.
+REDUCTIONS = frozenset(
+    {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
+     "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
+)
+# Ops whose output size depends on tensor values (functions as ``torch.<name>``, and methods).
+DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
+DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{name}" for name in DYNAMIC_SHAPE_OPS)
+# Elementwise predicates: their result is a bool tensor (a mask).
+BOOL_PREDICATES = frozenset(
+    {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "signbit", "logical_and", "logical_or",
+     "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less",
+     "less_equal", "not_equal"}
+)
+BOOL_DTYPES = frozenset({"torch.bool"})
+
+
+# -- what a call of ``torch.<...>`` returns -------------------------------------------------------
+class TorchResult(enum.Enum):
+    TENSOR = "tensor"
+    METADATA = "metadata"  # a shape, a dtype, a size: describes tensors without reading their data
+    CONSTANT = "constant"  # a Python value that does not depend on any tensor
+    UNKNOWN = "unknown"
+
+
+# Sub-namespaces whose functions return tensors; other namespaces (nn, cuda, distributed, ...) hold
+# functions that do not, or whose results cannot be typed without their signatures.
+TENSOR_NAMESPACES = frozenset({"nn.functional", "linalg", "fft", "special", "sparse", "nested"})
+# Top-level ``torch.<name>`` functions that do not return a tensor.
+METADATA_FUNCTIONS = frozenset(
+    {"is_floating_point", "is_complex", "numel", "Size", "result_type", "promote_types", "can_cast",
+     "broadcast_shapes", "sym_int", "sym_float"}
+)
+CONSTANT_FUNCTIONS = frozenset(
+    {"is_tensor", "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "finfo", "iinfo", "device",
+     "dtype", "typename", "is_storage", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "autocast",
+     "manual_seed", "compile", "Generator"}
+)
+# ``torch.get_*`` / ``is_*`` queries return Python values, except these.
+QUERY_PREFIXES = ("is_", "are_", "has_", "get_")
+TENSOR_QUERIES = frozenset({"get_rng_state"})
+
+
+def torch_result(qualified: str) -> TorchResult:
+    """What a call of the ``torch`` API ``qualified`` (``torch.zeros``, ``torch.linalg.norm``) returns."""
+    parts = qualified.split(".")[1:]
+    if not parts or parts[-1].startswith("_"):
+        return TorchResult.UNKNOWN  # private helpers return anything
+    if len(parts) > 1:
+        return TorchResult.TENSOR if ".".join(parts[:-1]) in TENSOR_NAMESPACES else TorchResult.UNKNOWN
+    name = parts[0]
+    if name in METADATA_FUNCTIONS:
+        return TorchResult.METADATA
+    if name in CONSTANT_FUNCTIONS or (name.startswith(QUERY_PREFIXES) and name not in TENSOR_QUERIES):
+        return TorchResult.CONSTANT  # is_autocast_enabled(), get_default_device(), are_deterministic_...
+    if name[:1].isupper():
+        return TorchResult.TENSOR if name.endswith("Tensor") else TorchResult.UNKNOWN
+    return TorchResult.TENSOR
+
+
+# -- Python's own names, as the value analysis sees them around tensors ----------------------------
+SCALAR_TYPES = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
+# ``isinstance(x, <these>)``: inside the block ``x`` is a Python value.
+PYTHON_TYPES = frozenset(
+    {"builtins.int", "builtins.float", "builtins.bool", "builtins.str", "builtins.list", "builtins.tuple",
+     "builtins.dict", "numbers.Number", "builtins.complex"}
+)
+DATA_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+# Builtins whose result is as tensor-dependent as their arguments.
+PASSTHROUGH_BUILTINS = frozenset(
+    {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
+     "builtins.tuple", "builtins.sorted", "builtins.reversed"}
+)
+CONST_BUILTINS = frozenset(
+    {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
+     "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}
+)

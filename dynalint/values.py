@@ -18,7 +18,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dynalint.finding import Confidence
-from dynalint.names import ImportTable, cst_dotted
+from dynalint.names import ImportTable, dotted_name
+from dynalint.torchapi import (
+    CONST_BUILTINS, DATA_CONVERSIONS, DATA_METHODS, META_ATTRIBUTES, META_METHODS, PASSTHROUGH_BUILTINS, REDUCTIONS,
+    SCALAR_TYPES, TENSOR_ATTRIBUTES, TENSOR_TYPES, TorchResult, torch_result,
+)
 
 
 class Kind(enum.IntEnum):
@@ -49,46 +53,10 @@ class Kind(enum.IntEnum):
         return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.DATA)
 
 
-TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
-SCALAR_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
-META_ATTRIBUTES = frozenset(
-    {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf", "names",
-     "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "training"}
-)
-TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
-META_METHODS = frozenset(
-    {"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset", "is_contiguous",
-     "is_floating_point", "is_complex", "element_size", "get_device", "data_ptr", "type", "is_pinned",
-     "is_shared", "has_names", "__len__"}
-)
-DATA_METHODS = frozenset({"item", "tolist"})
-# Methods that, on a receiver of unknown type, almost always mean a tensor (or an ndarray, which
-# Dynamo traces as one): their result in a condition is a branch on data.
-REDUCTIONS = frozenset(
-    {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
-     "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
-)
-TENSOR_NAMESPACES = frozenset({"nn.functional", "linalg", "fft", "special", "sparse", "nested"})
-NON_TENSOR_FUNCTIONS = {
-    "is_tensor": Kind.CONST, "is_floating_point": Kind.META, "is_complex": Kind.META,
-    "is_grad_enabled": Kind.CONST, "is_inference_mode_enabled": Kind.CONST, "get_default_dtype": Kind.CONST,
-    "numel": Kind.META, "Size": Kind.META, "finfo": Kind.CONST, "iinfo": Kind.CONST, "device": Kind.CONST,
-    "dtype": Kind.CONST, "typename": Kind.CONST, "is_storage": Kind.CONST, "result_type": Kind.META,
-    "promote_types": Kind.META, "can_cast": Kind.META, "no_grad": Kind.CONST, "enable_grad": Kind.CONST,
-    "set_grad_enabled": Kind.CONST, "inference_mode": Kind.CONST, "autocast": Kind.CONST,
-    "manual_seed": Kind.CONST, "compile": Kind.CONST, "Generator": Kind.CONST, "get_rng_state": Kind.TENSOR,
-    "broadcast_shapes": Kind.META, "sym_int": Kind.META, "sym_float": Kind.META,
+_KIND_OF_RESULT = {
+    TorchResult.TENSOR: Kind.TENSOR, TorchResult.METADATA: Kind.META, TorchResult.CONSTANT: Kind.CONST,
+    TorchResult.UNKNOWN: Kind.UNKNOWN,
 }
-QUERY_PREFIXES = ("is_", "are_", "has_", "get_")
-DATA_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
-PASSTHROUGH_BUILTINS = frozenset(
-    {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
-     "builtins.tuple", "builtins.sorted", "builtins.reversed"}
-)
-CONST_BUILTINS = frozenset(
-    {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
-     "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}
-)
 
 
 @dataclass
@@ -131,11 +99,11 @@ class ValueScope:
     def _param_kind(self, param: cst.Param, is_forward: bool) -> Kind:
         if param.annotation is not None:
             members = set(_union_members(param.annotation.annotation, self.imports)) - {"builtins.None"}
-            if members and members <= TENSOR_ANNOTATIONS:
+            if members and members <= TENSOR_TYPES:
                 return Kind.TENSOR
-            if members & TENSOR_ANNOTATIONS:
+            if members & TENSOR_TYPES:
                 return Kind.LIKELY_TENSOR  # ``int | Tensor``: a tensor only sometimes
-            if members and members <= SCALAR_ANNOTATIONS:
+            if members and members <= SCALAR_TYPES:
                 return Kind.CONST
             return Kind.UNKNOWN
         if not is_forward:
@@ -209,7 +177,7 @@ class ValueScope:
             if attr in self.tensor_attrs:
                 return Kind.TENSOR
             return Kind.META if attr == "training" else Kind.UNKNOWN
-        dotted = cst_dotted(node)
+        dotted = dotted_name(node)
         resolved = self.imports.resolve(dotted) if dotted and dotted.split(".")[0] not in self.env else None
         if resolved is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
@@ -224,10 +192,10 @@ class ValueScope:
     def _call(self, node: cst.Call) -> Kind:
         func = node.func
         if isinstance(func, cst.Attribute):
-            receiver_is_local = not (cst_dotted(func) or "").split(".")[0] in self.imports.aliases
-            if receiver_is_local or cst_dotted(func) is None:
+            receiver_is_local = not (dotted_name(func) or "").split(".")[0] in self.imports.aliases
+            if receiver_is_local or dotted_name(func) is None:
                 return self._method(func, node)
-        dotted = cst_dotted(func)
+        dotted = dotted_name(func)
         if dotted is not None and dotted.split(".")[0] in self.env:
             return Kind.UNKNOWN  # a local callable
         in_tree = self.call_kind(node) if self.call_kind else None
@@ -237,7 +205,7 @@ class ValueScope:
         if resolved is None:
             return Kind.UNKNOWN
         if resolved.startswith("torch."):
-            return torch_function_kind(resolved)
+            return _KIND_OF_RESULT[torch_result(resolved)]
         args = [self.kind(a.value) for a in node.args]
         if resolved in DATA_CONVERSIONS:
             arg = args[0] if args else Kind.CONST
@@ -284,28 +252,6 @@ class ValueScope:
         return max(kinds)
 
 
-def torch_function_kind(resolved: str) -> Kind:
-    """What a call of the ``torch`` API ``resolved`` returns, by namespace and name."""
-    parts = resolved.split(".")[1:]
-    if parts and parts[-1].startswith("_"):
-        return Kind.UNKNOWN  # private helpers return anything
-    if len(parts) == 1:
-        name = parts[0]
-        if name in NON_TENSOR_FUNCTIONS:
-            return NON_TENSOR_FUNCTIONS[name]
-        if name.startswith("_"):
-            return Kind.UNKNOWN  # private helpers: ``torch._use_cudnn_rnn_flatten_weight()`` is a bool
-        if name.startswith(QUERY_PREFIXES) and name != "get_rng_state":
-            return Kind.CONST  # is_autocast_enabled(), get_default_device(), are_deterministic_...
-        if name[:1].isupper():
-            return Kind.TENSOR if name.endswith("Tensor") else Kind.UNKNOWN
-        return Kind.TENSOR
-    namespace = ".".join(parts[:-1])
-    # Other namespaces (nn, cuda, distributed, ...) hold functions that do not return tensors, or
-    # whose results cannot be typed without their signatures.
-    return Kind.TENSOR if namespace in TENSOR_NAMESPACES else Kind.UNKNOWN
-
-
 def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str | None]:
     """Top-level alternatives of an annotation: ``Optional[Tensor]`` / ``Tensor | None`` -> [torch.Tensor, None].
 
@@ -314,7 +260,7 @@ def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str |
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
         return _union_members(node.left, imports) + _union_members(node.right, imports)
     if isinstance(node, cst.Subscript):
-        outer = imports.resolve(cst_dotted(node.value))
+        outer = imports.resolve(dotted_name(node.value))
         if outer in ("typing.Optional", "typing.Union"):
             members: list[str | None] = ["builtins.None"] if outer == "typing.Optional" else []
             for element in node.slice:
@@ -323,5 +269,5 @@ def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str |
             return members
         return [None]
     if isinstance(node, (cst.Name, cst.Attribute)):
-        return [imports.resolve(cst_dotted(node))]
+        return [imports.resolve(dotted_name(node))]
     return [None]  # string annotations and anything else: unknown

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Rule
 from dynalint.torchapi import DISABLE
 
@@ -60,13 +60,13 @@ class DisabledCall(Rule):
                 return  # linting torch itself: Dynamo special-cases its disabled helpers (``checkpoint``)
             if target.disabled:
                 alias = isinstance(func, cst.Name) and func.value in self.context.summary.disabled_aliases
-                callee = func.value if alias else self.context.program.functions[target.function][1].qualname
+                callee = func.value if alias else self.context.program.display_name(target.function)
                 self.report(node, callee=callee)
             return
         if self._is_imported_alias(func):
             # DYN301 does not see these (the program does not resolve them), so this rule reports
             # them whatever the wrapped function does.
-            self.report(node, callee=cst_dotted(func))
+            self.report(node, callee=dotted_name(func))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         aliases = self._local_aliases[-1]
@@ -92,18 +92,16 @@ class DisabledCall(Rule):
         """Whether ``func`` names a ``disable`` alias defined at module level in another file.
 
         ``from helpers import fast`` with ``fast = torch.compiler.disable(_impl)`` in ``helpers``: the
-        program resolves calls to functions, not to such aliases, so the rule looks the alias up itself.
+        program resolves calls to functions, so an alias of a function outside the tree has no callee.
         """
-        program = self.context.program
-        qualified = program.canonical(self.context.resolve(func))
-        if qualified is None or "." not in qualified or qualified.startswith("torch."):
+        dotted = dotted_name(func)
+        if dotted is None or dotted.split(".")[0] in self.context.values.env:
             return False
-        module_name, _, name = qualified.rpartition(".")
-        module = program.modules.get(module_name)
-        return module is not None and name in module.disabled_aliases
+        qualified = self.context.resolve(func) or ""
+        return not qualified.startswith("torch.") and self.context.program.is_disabled_alias(self.context.summary, dotted)
 
     def _written(self, node: cst.BaseExpression) -> str:
         target = self.context.resolve_call(node)
         if target is not None:
-            return self.context.program.functions[target.function][1].qualname
-        return cst_dotted(node) or ("<lambda>" if isinstance(node, cst.Lambda) else "<expression>")
+            return self.context.program.display_name(target.function)
+        return dotted_name(node) or ("<lambda>" if isinstance(node, cst.Lambda) else "<expression>")

@@ -32,4 +32,4 @@ class DisabledCollective(Rule):
         return self.context.program.issues_collectives(function)
 
     def _short(self, function: str) -> str:
-        return self.context.program.functions[function][1].qualname
+        return self.context.program.display_name(function)

@@ -15,23 +15,13 @@ import libcst as cst
 
 from dynalint.finding import Confidence
 from dynalint.rule import Rule
+from dynalint.torchapi import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
 from dynalint.values import Kind
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
 
-FUNCTIONS = frozenset(
-    f"torch.{name}"
-    for name in ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
-)
-METHODS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
 COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
-PREDICATES = frozenset(
-    {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "signbit", "logical_and", "logical_or",
-     "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less",
-     "less_equal", "not_equal"}
-)
-BOOL_DTYPES = frozenset({"torch.bool"})
 
 
 class DynamicOutputShape(Rule):
@@ -87,7 +77,7 @@ class DynamicOutputShape(Rule):
         func = node.func
         resolved = self.context.resolve(func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if resolved in FUNCTIONS:
+        if resolved in DYNAMIC_SHAPE_FUNCTIONS:
             self.report(node, construct=f"`{resolved}()`")
         elif resolved == "torch.where" and len(node.args) == 1 and len(positional) == 1:
             self.report(node, construct="`torch.where(condition)`")
@@ -99,7 +89,7 @@ class DynamicOutputShape(Rule):
             if not _may_be_tensor(receiver):
                 return
             method = func.attr.value
-            if method in METHODS:
+            if method in DYNAMIC_SHAPE_OPS:
                 self.report(node, confidence=receiver.confidence, construct=f"`Tensor.{method}()`")
             elif method == "repeat_interleave" and receiver is not Kind.UNKNOWN:  # a list has no such method
                 self._repeat_interleave(node, next(iter(positional), None))
@@ -155,11 +145,11 @@ class DynamicOutputShape(Rule):
         func = node.func
         resolved = self.context.resolve(func)
         if resolved is not None:
-            return resolved.startswith("torch.") and resolved.count(".") == 1 and resolved[6:] in PREDICATES
+            return resolved.startswith("torch.") and resolved.count(".") == 1 and resolved[6:] in BOOL_PREDICATES
         if not isinstance(func, cst.Attribute):
             return False  # the caller has checked that the call's value is a tensor
         method = func.attr.value
-        if method in PREDICATES or method == "bool":
+        if method in BOOL_PREDICATES or method == "bool":
             return True
         if method in ("any", "all"):
             return True  # over a dimension: a mask; over everything: a 0-d mask, which breaks as well

@@ -7,7 +7,7 @@ import re
 import libcst as cst
 
 from dynalint.finding import Confidence
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
 LOG_METHODS = frozenset(
@@ -31,7 +31,7 @@ class LoggingCall(Rule):
             return
         confidence = self._logger_confidence(func.value)
         if confidence is not None and not self._allowed(func):
-            receiver = cst_dotted(func.value) or "logger"
+            receiver = dotted_name(func.value) or "logger"
             self.report(node, confidence=confidence, call=f"{receiver}.{func.attr.value}()")
 
     def _allowed(self, func: cst.Attribute) -> bool:
@@ -44,9 +44,9 @@ class LoggingCall(Rule):
     def _logger_confidence(self, receiver: cst.BaseExpression) -> Confidence | None:
         if self.context.resolve(receiver) == "logging":
             return Confidence.CERTAIN
-        if isinstance(receiver, cst.Call) and _is_factory(cst_dotted(receiver.func)):
+        if isinstance(receiver, cst.Call) and _is_factory(dotted_name(receiver.func)):
             return Confidence.CERTAIN
-        dotted = cst_dotted(receiver)
+        dotted = dotted_name(receiver)
         if dotted is None:
             return None
         if "." not in dotted and _is_factory(self.context.summary.module_types.get(dotted)):

@@ -107,20 +107,9 @@ class PythonScalarRecompile(Rule):
 
     def _module_container(self, attr: str) -> bool:
         """``self.<attr>`` is an ``nn.ModuleList`` / ``nn.Sequential`` built in ``__init__`` (of the class or a base)."""
-        program = self.context.program
-        pending = [c for c in (enclosing_class(self.context),) if c]
-        seen: set[str] = set()
-        while pending:
-            current = pending.pop()
-            entry = program.classes.get(current)
-            if entry is None or current in seen:
-                continue
-            seen.add(current)
-            module, cls = entry
-            if attr in cls.container_items:
-                return True
-            pending += [b for b in (program.resolve_class(module, base) for base in cls.bases) if b]
-        return False
+        cls = enclosing_class(self.context)
+        held = self.context.program.attribute_types(cls).get(attr) if cls else None
+        return held is not None and held.is_container
 
     def _entry_scalars(self, node: cst.FunctionDef) -> dict[str, tuple[str, Confidence]]:
         """The ``int`` / ``float`` parameters of the compiled entry function, if ``node`` is one."""

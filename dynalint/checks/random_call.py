@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.instances import constructed_by
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
 # ``random`` module functions that break (GB0007); ``randint``, ``randrange`` and ``uniform`` do not.
@@ -53,7 +53,7 @@ class RandomCall(Rule):
             return
         why = self._instance_why(node)
         if why is not None:
-            self.report(node, call=f"{cst_dotted(node.func) or 'generator method'}()", why=why)
+            self.report(node, call=f"{dotted_name(node.func) or 'generator method'}()", why=why)
 
     def _why(self, node: cst.Call, resolved: str) -> str | None:
         module, _, function = resolved.rpartition(".")

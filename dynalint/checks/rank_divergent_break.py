@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Report, Rule
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class RankDivergentBreak(Rule):
                     reported.add(call)
                     found = breaking[call]
                     self.report(call, confidence=found.confidence, region=found.region,
-                                call=f"{cst_dotted(call.func) or 'call'}()")
+                                call=f"{dotted_name(call.func) or 'call'}()")
 
 
 def _exits(block: cst.BaseSuite) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.instances import constructed_by
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
 LOCK_TYPES = frozenset(
@@ -31,7 +31,7 @@ class ThreadingLock(Rule):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         item = node.item
         if not isinstance(item, cst.Call) and constructed_by(self.context, item) in LOCK_TYPES:
-            self.report(node, construct=f"`with {cst_dotted(item) or 'lock'}:` on a lock")
+            self.report(node, construct=f"`with {dotted_name(item) or 'lock'}:` on a lock")
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -44,4 +44,4 @@ class ThreadingLock(Rule):
             and func.attr.value in LOCK_METHODS
             and constructed_by(self.context, func.value) in LOCK_TYPES
         ):
-            self.report(node, construct=f"`{cst_dotted(func) or func.attr.value}()` on a lock")
+            self.report(node, construct=f"`{dotted_name(func) or func.attr.value}()` on a lock")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.instances import constructed_by
-from dynalint.names import cst_dotted
+from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
 FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
@@ -45,4 +45,4 @@ class TqdmCall(Rule):
             if _is_tqdm(self.context.resolve(owner)):
                 self.report(node, call=f"{resolved}()")
             elif _is_tqdm(constructed_by(self.context, owner)):
-                self.report(node, call=f"{cst_dotted(func) or func.attr.value}()")
+                self.report(node, call=f"{dotted_name(func) or func.attr.value}()")
