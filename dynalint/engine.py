@@ -16,9 +16,8 @@ something to report.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,6 +33,7 @@ from dynalint.program import Program
 from dynalint.regions import LintContext
 from dynalint.rule import Report, Rule
 from dynalint.summary import FunctionSummary, ModuleSummary
+from dynalint.syntax import children
 
 VisitorMethod = Callable[[cst.CSTNode], object]
 
@@ -43,40 +43,11 @@ VisitorMethod = Callable[[cst.CSTNode], object]
 # stays under 50; generated expressions (a 900-term ``a + b + ...``) reach the hundreds.
 MAX_NESTING = 2500
 
-# Fields that only hold layout (whitespace, brackets, commas, operators' tokens): never walked.
-_LAYOUT_FIELDS = frozenset(
-    {"lpar", "rpar", "lbrace", "rbrace", "lbracket", "rbracket", "leading_lines", "lines_after_decorators",
-     "header", "footer", "comma", "semicolon", "colon", "first_colon", "second_colon", "equal", "dot",
-     "newline", "indent", "asynchronous", "empty_lines", "trailing_whitespace", "leading_whitespace",
-     "trailing_comma", "separator", "comment", "posonly_ind", "operator", "relative", "star"}
-)
-
-
-@lru_cache(maxsize=None)
-def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
-    return tuple(
-        f.name
-        for f in dataclasses.fields(node_type)
-        if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
-    )
-
-
 @lru_cache(maxsize=None)
 def _visitor_names(rule_class: type[Rule]) -> tuple[str, ...]:
     """The ``visit_*`` / ``leave_*`` methods a rule defines (not LibCST's hundreds of inherited no-ops)."""
     own = (cls for cls in rule_class.__mro__ if issubclass(cls, Rule))
     return tuple(sorted({name for cls in own for name in vars(cls) if name.startswith(("visit_", "leave_"))}))
-
-
-def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
 
 
 class _Walker:
@@ -96,7 +67,7 @@ class _Walker:
         type_name = type(node).__name__
         if context.region is not None:
             self._call(f"visit_{type_name}", node)
-        for child in _children(node):
+        for child in children(node):
             self.walk(child)
         if context.region is not None:
             self._call(f"leave_{type_name}", node)

@@ -20,6 +20,7 @@ import libcst as cst
 
 from dynalint.finding import Confidence
 from dynalint.rule import Rule
+from dynalint.syntax import names_read
 from dynalint.values import Kind
 
 if TYPE_CHECKING:
@@ -120,8 +121,4 @@ def _root(node: cst.BaseExpression) -> str | None:
 
 def _reads(node: cst.CSTNode, name: str) -> bool:
     """Whether the expression mentions ``name`` (``n + 1``, ``d.get(k, 0) + 1``)."""
-    if isinstance(node, cst.Name):
-        return node.value == name
-    if isinstance(node, cst.Attribute):
-        return _reads(node.value, name)
-    return any(_reads(child, name) for child in node.children)
+    return name in names_read(node)

@@ -18,7 +18,7 @@ distinct values:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -26,6 +26,7 @@ import libcst as cst
 from dynalint.finding import Confidence
 from dynalint.instances import enclosing_class
 from dynalint.rule import Rule
+from dynalint.syntax import descendants, names_read
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
@@ -135,18 +136,14 @@ class PythonScalarRecompile(Rule):
 
 
 def _mentioned(node: cst.CSTNode) -> set[str]:
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.Attribute):
-        return _mentioned(node.value)
-    return set().union(*(_mentioned(child) for child in node.children)) if node.children else set()
+    return set(names_read(node))
 
 
 def _assigned(node: cst.CSTNode) -> set[str]:
     """Names bound by assignments, ``for`` targets and ``with ... as`` anywhere under ``node``."""
     found: set[str] = set()
     targets: list[cst.CSTNode] = []
-    for child in _walk(node):
+    for child in descendants(node):
         if isinstance(child, cst.AssignTarget):
             targets.append(child.target)
         elif isinstance(child, (cst.AugAssign, cst.AnnAssign)):
@@ -156,12 +153,6 @@ def _assigned(node: cst.CSTNode) -> set[str]:
         elif isinstance(child, cst.NamedExpr):
             targets.append(child.target)
     for target in targets:
-        found |= {n.value for n in _walk(target) if isinstance(n, cst.Name)}
+        found |= {n.value for n in descendants(target) if isinstance(n, cst.Name)}
     return found
 
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Pre-order, in source order."""
-    yield node
-    for child in node.children:
-        yield from _walk(child)

@@ -20,6 +20,7 @@ import libcst as cst
 
 from dynalint.names import dotted_name
 from dynalint.rule import Report, Rule
+from dynalint.syntax import descendants
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
@@ -69,11 +70,12 @@ class RankDivergentBreak(Rule):
                     self._rank_names[-1].add(target.target.value)
 
     def _depends_on_rank(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.Call) and self.context.resolve(node.func) in RANK_CALLS:
-            return True
-        if isinstance(node, cst.Name) and self._rank_names and node.value in self._rank_names[-1]:
-            return True
-        return any(self._depends_on_rank(child) for child in node.children)
+        rank_names = self._rank_names[-1] if self._rank_names else set()
+        return any(
+            (isinstance(n, cst.Call) and self.context.resolve(n.func) in RANK_CALLS)
+            or (isinstance(n, cst.Name) and n.value in rank_names)
+            for n in descendants(node)
+        )
 
     # -- which code only some ranks run --------------------------------------------------------
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -128,6 +130,4 @@ def _exits(block: cst.BaseSuite) -> bool:
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    if tree is node:
-        return True
-    return any(_contains(child, node) for child in tree.children)
+    return any(inner is node for inner in descendants(tree))

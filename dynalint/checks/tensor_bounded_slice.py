@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dynalint.rule import Rule
+from dynalint.syntax import descendants
 from dynalint.values import Kind
 
 if TYPE_CHECKING:
@@ -60,7 +61,4 @@ def _reads_tensor_here(context: LintContext, bound: cst.BaseExpression) -> bool:
 
 def _calls_within(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Every call in ``node``'s subtree, ``node`` included."""
-    if isinstance(node, cst.Call):
-        yield node
-    for child in node.children:
-        yield from _calls_within(child)
+    return (inner for inner in descendants(node) if isinstance(inner, cst.Call))
