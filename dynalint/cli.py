@@ -221,9 +221,17 @@ def rule(code_or_name: str) -> None:
 
 
 @main.command(name="rules")
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def list_rules(output_format: str) -> None:
+@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="markdown: with --coverage only.")
+@click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
+def list_rules(output_format: str, coverage: bool) -> None:
     """List every rule: code, name, summary, GB ids."""
+    if coverage:
+        _print_coverage(output_format)
+        return
+    if output_format == "markdown":
+        click.echo("dynalint: error: --output-format markdown needs --coverage", err=True)
+        sys.exit(EXIT_ERROR)
     pages = catalog.load_pages()
     rows = [
         {
@@ -241,6 +249,18 @@ def list_rules(output_format: str) -> None:
         return
     for row in rows:
         click.echo(f"{row['code']}  {row['name']:<24} {', '.join(row['gb_ids']):<22} {row['summary']}")
+
+
+def _print_coverage(output_format: str) -> None:
+    """``dynalint rules --coverage``: every GB id of the registry and what dynalint does about it."""
+    from dynalint import coverage
+
+    try:
+        data = coverage.load_data()
+    except FileNotFoundError as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(coverage.RENDERERS[output_format](coverage.build(data, ALL_RULES), data.reasons).rstrip("\n"))
 
 
 def _template_free(message: str) -> str:
