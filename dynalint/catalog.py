@@ -15,7 +15,8 @@ PACKAGED = Path(__file__).parent / "_rules"
 CHECKOUT = Path(__file__).parent.parent / "rules"
 _BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```", re.MULTILINE | re.DOTALL)
 _ANNOTATION = re.compile(r"#\s*error:\s*(?P<codes>DYN\d{3}(?:\s*,\s*DYN\d{3})*)")
-_TITLE = re.compile(r"^# (?P<code>DYN\d{3}) `(?P<name>[a-z0-9-]+)`: ")
+_TITLE = re.compile(r"^# (?P<code>DYN\d{3}) `(?P<name>[a-z0-9-]+)`: (?P<summary>[^\n]*)")
+_KIND = re.compile(r"Kind:\s*(?P<kind>[a-z-]+)")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Page:
     path: Path
     code: str
     name: str
+    summary: str  # the title after the colon: what the rule flags
+    kind: str  # "break", or the hazard it proves instead ("recompile", "rank-divergence", "stale-value")
     text: str
     sections: dict[str, str]
 
@@ -76,7 +79,12 @@ def parse_page(path: Path) -> Page:
     for chunk in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
         heading, _, body = chunk.partition("\n")
         sections[heading.strip()] = body
-    return Page(path, title.group("code"), title.group("name"), text, sections)
+    metadata = text.splitlines()[2] if text.count("\n") >= 2 else ""
+    kind = _KIND.search(metadata)
+    return Page(
+        path, title.group("code"), title.group("name"), title.group("summary").strip(),
+        kind.group("kind") if kind else "break", text, sections,
+    )
 
 
 def load_pages() -> dict[str, Page]:

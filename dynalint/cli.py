@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import traceback
 from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, catalog, registry
+from dynalint import __version__, api, catalog, listing, registry
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
@@ -213,7 +212,7 @@ def rule(code_or_name: str) -> None:
     page = catalog.load_pages().get(found.code)
     if page is None:  # an install without the pages: the rule's own metadata still says the essentials
         click.echo(
-            f"# {found.code} `{found.name}`\n\n{_template_free(found.message)}\n\n"
+            f"# {found.code} `{found.name}`\n\n{listing.template_free(found.message)}\n\n"
             f"help: {found.help}\nGB ids: {', '.join(found.gb_ids)}"
         )
         return
@@ -221,34 +220,14 @@ def rule(code_or_name: str) -> None:
 
 
 @main.command(name="rules")
-@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
-              help="markdown: with --coverage only.")
+@click.option("--output-format", type=click.Choice(sorted(listing.RENDERERS)), default="text", show_default=True)
 @click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
 def list_rules(output_format: str, coverage: bool) -> None:
-    """List every rule: code, name, summary, GB ids."""
+    """List every rule: code, name, GB ids, summary (markdown: the table the README points to)."""
     if coverage:
         _print_coverage(output_format)
         return
-    if output_format == "markdown":
-        click.echo("dynalint: error: --output-format markdown needs --coverage", err=True)
-        sys.exit(EXIT_ERROR)
-    pages = catalog.load_pages()
-    rows = [
-        {
-            "code": r.code,
-            "name": r.name,
-            "summary": _page_summary(pages.get(r.code)) or _template_free(r.message),
-            "gb_ids": list(r.gb_ids),
-            "default": r.default,
-            "url": r.url(),
-        }
-        for r in ALL_RULES
-    ]
-    if output_format == "json":
-        click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        click.echo(f"{row['code']}  {row['name']:<24} {', '.join(row['gb_ids']):<22} {row['summary']}")
+    click.echo(listing.RENDERERS[output_format](listing.rows(ALL_RULES)))
 
 
 def _print_coverage(output_format: str) -> None:
@@ -261,14 +240,3 @@ def _print_coverage(output_format: str) -> None:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(coverage.RENDERERS[output_format](coverage.build(data, ALL_RULES), data.reasons).rstrip("\n"))
-
-
-def _template_free(message: str) -> str:
-    """A rule's message template with its placeholders shown as ``...``."""
-    return re.sub(r"\{[a-z_]+\}", "...", message)
-
-
-def _page_summary(page: catalog.Page | None) -> str | None:
-    if page is None:
-        return None
-    return page.text.splitlines()[0].split(": ", 1)[1].strip()

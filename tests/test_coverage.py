@@ -140,5 +140,8 @@ def test_rules_coverage_markdown_is_the_page(tmp_path: Path) -> None:
     assert result.output == PAGE.read_text(encoding="utf-8")
 
 
-def test_markdown_without_coverage_is_a_usage_error() -> None:
-    assert CliRunner().invoke(main, ["rules", "--output-format", "markdown"]).exit_code == 2
+def test_rules_as_markdown_is_the_rule_table_not_the_coverage_map() -> None:
+    result = CliRunner().invoke(main, ["rules", "--output-format", "markdown"])
+    assert result.exit_code == 0
+    assert result.output.startswith("| code | name | what it flags | Dynamo ids |")
+    assert "GB0001" not in result.output
