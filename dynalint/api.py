@@ -235,4 +235,4 @@ def _selected(finding: Finding, config: Config) -> bool:
     if finding.code in registry.DIAGNOSTIC_CODES:
         ignore = (*config.ignore, *_per_file_ignores(finding.filename, config))
         return registry.diagnostic_enabled(finding.code, config.select, config.extend_select, ignore)
-    return True
+    return finding.confidence.at_least(config.min_confidence)

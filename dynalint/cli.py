@@ -18,7 +18,8 @@ from dynalint import __version__, api, catalog, listing, registry
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
-from dynalint.reporters import REPORTERS
+from dynalint.finding import Confidence
+from dynalint.reporters import REPORTERS, Run
 from dynalint.reporters.text import summary
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -49,7 +50,9 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option("--output-format", type=click.Choice(list(REPORTERS)), default="text", show_default=True)
+@click.option("--min-confidence", type=click.Choice([c.value for c in reversed(Confidence)]),
+              help="Drop findings less sure than this (default: config, else likely: keep all).")
 @click.option("--select", multiple=True, help="Codes, prefixes or ALL to enable (replaces the default set).")
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable.")
@@ -72,6 +75,7 @@ def main() -> None:
 def check(
     paths: tuple[str, ...],
     output_format: str,
+    min_confidence: str | None,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -93,7 +97,8 @@ def check(
         start = Path(stdin_filename) if stdin_filename and paths == (api.STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())
         config = config.with_overrides(
-            select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore)
+            select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
+            min_confidence=Confidence(min_confidence) if min_confidence else None,
         )
     except ConfigError as error:
         click.echo(f"dynalint: error: {error}", err=True)
@@ -122,14 +127,16 @@ def check(
         result.findings, gate_failed = _verify(
             result, config, verify_backend, device, verify_timeout, census_out, baseline, quiet
         )
-    REPORTERS[output_format](result.findings, sys.stdout)
+    if gate_failed:
+        status = EXIT_FINDINGS
+    elif baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
+        status = EXIT_CLEAN
+    else:
+        status = EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN
+    REPORTERS[output_format](result.findings, sys.stdout, Run(status, result.files_checked))
     if not quiet:
         click.echo(summary(result.findings, result.files_checked, result.skipped), err=True)
-    if gate_failed:
-        sys.exit(EXIT_FINDINGS)
-    if baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
-        sys.exit(EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
+    sys.exit(status)
 
 
 def _positive_seconds(value: float | None) -> float | None:

@@ -18,11 +18,14 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from dynalint import registry
+from dynalint.finding import Confidence
 from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
-KNOWN_KEYS = frozenset({*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "dynamo", "verify"})
+KNOWN_KEYS = frozenset(
+    {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify"}
+)
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
@@ -43,6 +46,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     target_torch: str | None = None  # None: the installed torch's version, else the newest known
+    min_confidence: Confidence = Confidence.LIKELY  # findings below it are dropped (``certain``: only those)
     dynamo: DynamoSettings = field(default_factory=DynamoSettings)
     verify_factories: tuple[str, ...] = ()  # ``module:function`` returning (callable, args, kwargs)
     verify_timeout: float = 120.0  # seconds per verified function
@@ -126,6 +130,7 @@ def parse(table: object, path: Path) -> Config:
         raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.13\", got {target_torch!r}")
     return Config(
         **_limits(table, where),
+        **_min_confidence(table, where),
         root=path.parent.resolve(),
         target_torch=target_torch,
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
@@ -138,6 +143,16 @@ def parse(table: object, path: Path) -> Config:
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
     )
+
+
+def _min_confidence(table: dict[str, object], where: str) -> dict[str, Confidence]:
+    if "min-confidence" not in table:
+        return {}
+    value = table["min-confidence"]
+    levels = [level.value for level in Confidence]
+    if value not in levels:
+        raise ConfigError(f"{where}: `min-confidence` must be one of {', '.join(map(repr, levels))}, got {value!r}")
+    return {"min_confidence": Confidence(value)}
 
 
 def _limits(table: dict[str, object], where: str) -> dict[str, float]:

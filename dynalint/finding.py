@@ -18,6 +18,11 @@ class Confidence(str, enum.Enum):
     CERTAIN = "certain"  # resolved API inside a function reached from a compile entry point
     LIKELY = "likely"  # region inferred (an un-compiled ``forward``) or a heuristic receiver
 
+    def at_least(self, floor: Confidence) -> bool:
+        """Whether this confidence meets ``floor`` (``--min-confidence``): ``certain`` meets both."""
+        order = (Confidence.LIKELY, Confidence.CERTAIN)
+        return order.index(self) >= order.index(floor)
+
 
 @dataclass(frozen=True, order=True)
 class Position:

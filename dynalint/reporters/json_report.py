@@ -1,4 +1,7 @@
-"""JSON reporter: a list of findings with ruff's field names plus dynalint's own (see README "JSON output")."""
+"""JSON reporter: a list of findings with ruff's field names plus dynalint's own (see README "JSON output").
+
+``as_dict`` is the one shape of a finding as JSON; ``json-lines`` writes the same objects one a line.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,11 @@ from typing import TextIO
 
 from dynalint import registry
 from dynalint.finding import Finding
+from dynalint.reporters.run import Run
 
 
 def as_dict(finding: Finding) -> dict[str, object]:
+    """The finding as one JSON object (the README's field table)."""
     rule = registry.BY_CODE.get(finding.code)
     region = finding.region
     return {
@@ -18,6 +23,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
         "name": finding.name,
         "message": finding.message,
         "filename": finding.filename,
+        "cell": None,  # ruff's notebook cell; dynalint lints .py files only so far
         "location": {"row": finding.start.line, "column": finding.start.column},
         "end_location": {"row": finding.end.line, "column": finding.end.column},
         "fix": None,
@@ -41,6 +47,6 @@ def as_dict(finding: Finding) -> dict[str, object]:
     }
 
 
-def write(findings: Sequence[Finding], out: TextIO) -> None:
+def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:
     json.dump([as_dict(f) for f in findings], out, indent=2)
     out.write("\n")

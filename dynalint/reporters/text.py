@@ -1,4 +1,8 @@
-"""Text reporter: ``path:line:col: CODE message``, then indented ``help:`` and ``compiled via:`` lines."""
+"""Text reporter (the default): ``path:line:col: CODE message``, then indented ``help:`` and ``compiled via:`` lines.
+
+Its pieces (``headline``, ``describe``, ``details``) are what the concise, github and junit formats
+show, so that a finding reads the same everywhere. ``summary`` is the line the CLI writes to stderr.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,33 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from dynalint.finding import Confidence, Finding
+from dynalint.reporters.run import Run
 
 
 def format_finding(finding: Finding) -> str:
+    """The finding as the ``text`` format shows it: the headline, then its indented details."""
+    return "\n".join([headline(finding), *(f"  {line}" for line in details(finding))])
+
+
+def headline(finding: Finding) -> str:
+    """``path:line:col: CODE message [likely]``: the first line, and all of the ``concise`` format."""
+    return f"{finding.filename}:{finding.start.line}:{finding.start.column}: {describe(finding)}"
+
+
+def describe(finding: Finding) -> str:
+    """``CODE message`` with the confidence and verdict tags, without a position."""
     confidence = " [likely]" if finding.confidence is Confidence.LIKELY else ""
-    lines = [
-        f"{finding.filename}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.message}"
-        f"{confidence}{_verdict(finding)}"
-    ]
+    return f"{finding.code} {finding.message}{confidence}{_verdict(finding)}"
+
+
+def details(finding: Finding) -> list[str]:
+    """The ``help:`` and ``compiled via:`` lines, unindented."""
+    lines = []
     if finding.help:
-        lines.append(f"  help: {finding.help}")
+        lines.append(f"help: {finding.help}")
     if finding.region is not None:
-        lines.append(f"  compiled via: {finding.region.describe()}")
-    return "\n".join(lines)
+        lines.append(f"compiled via: {finding.region.describe()}")
+    return lines
 
 
 def _verdict(finding: Finding) -> str:
@@ -33,7 +51,7 @@ def _verdict(finding: Finding) -> str:
     return f" [{verify.verdict}]"
 
 
-def write(findings: Sequence[Finding], out: TextIO) -> None:
+def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:
     for finding in findings:
         out.write(format_finding(finding) + "\n")
 

@@ -1,0 +1,39 @@
+"""GitLab Code Quality reporter: the JSON array a merge request's Code Quality widget reads (``gitlab``).
+
+Each finding has GitLab's documented fields only: ``description``, ``check_name``, ``fingerprint``,
+``severity`` and ``location`` (``path``, ``lines.begin``). GitLab compares reports across commits
+by fingerprint, so it is ``fingerprint.py``'s, which leaves out line numbers: code moved by an edit
+above it is not reported as a new finding. Severity: ``major`` for an error, ``minor`` for a
+``likely`` finding.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from dynalint.finding import Finding
+from dynalint.fingerprint import fingerprints
+from dynalint.reporters import levels, text
+from dynalint.reporters.run import Run
+
+SEVERITY = {"error": "major", "warning": "minor"}
+
+
+def issues(findings: Sequence[Finding]) -> list[dict[str, object]]:
+    return [
+        {
+            "description": text.describe(finding),
+            "check_name": finding.code,
+            "fingerprint": fingerprint,
+            "severity": SEVERITY[levels.level(finding)],
+            "location": {"path": finding.filename, "lines": {"begin": finding.start.line}},
+        }
+        for finding, fingerprint in zip(findings, fingerprints(findings))
+    ]
+
+
+def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:
+    json.dump(issues(findings), out, indent=2)
+    out.write("\n")

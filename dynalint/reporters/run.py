@@ -1,0 +1,16 @@
+"""What a reporter may say about the run besides its findings (report stage, filled in by the CLI).
+
+Most formats need only the findings; SARIF records the exit status and where the run happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Run:
+    exit_code: int = 0  # what the command exits with once the report is written
+    files_checked: int = 0
+    working_directory: Path = field(default_factory=Path.cwd)  # what relative filenames are relative to
