@@ -53,11 +53,6 @@ class Page:
     text: str
     sections: dict[str, str]
 
-    @property
-    def summary(self) -> str:
-        """The title's text after the code and name: one line saying what the rule flags."""
-        return self.text.splitlines()[0].split(": ", 1)[1].strip()
-
     def blocks(self, section: str) -> list[Block]:
         body = self.sections.get(section, "")
         offset = self.text.index(body) if body else 0
