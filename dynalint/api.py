@@ -115,41 +115,61 @@ def _lint_contained(
     context: Sequence[tuple[files.SourceFile, str | Finding]],
 ) -> LintResult:
     """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
-    result = LintResult(files_checked=len(inputs))
+    parsed, unparsable = _summarize_all(inputs, context)
+    program, unlinkable = _link_contained(parsed, config)
+    linted = _lint_compiled(parsed, program, config)
+    findings = [f for f in (*unparsable, *unlinkable, *linted) if _selected(f, config)]
+    return LintResult(
+        sorted(findings, key=lambda f: f.sort_key), len(inputs), program, _entry_regions(program, parsed)
+    )
+
+
+def _summarize_all(
+    inputs: Sequence[tuple[files.SourceFile, str | Finding]],
+    context: Sequence[tuple[files.SourceFile, str | Finding]],
+) -> tuple[list[_Parsed], list[Finding]]:
+    """Parse and summarize the files asked for and the context files; the diagnostics of those asked for."""
     parsed: list[_Parsed] = []
+    problems: list[Finding] = []
     taken: set[str] = set()
     for (source, text), requested in [*((item, True) for item in inputs), *((item, False) for item in context)]:
         failsafe.checkpoint()
         prepared = _prepare(source, text, taken)
         if isinstance(prepared, Finding):
             if requested:  # a context file is only read for its compile sites: a bad one is left out
-                result.findings.append(prepared)
+                problems.append(prepared)
             continue
         prepared.requested = requested
         parsed.append(prepared)
-    program, broken = _link_contained(parsed, config)
-    result.findings += broken
-    result.program = program
-    compiled_modules = {program.functions[name].module.module for name in program.regions}
+    return parsed, problems
+
+
+def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
+    """The certain compile entry points in the files asked for (what ``--verify`` compiles)."""
     requested_modules = {item.summary.module for item in parsed if item.requested}
-    result.entries = [
+    return [
         region for name, region in program.regions.items()
         if region.entry == name and region.confidence is Confidence.CERTAIN
         and program.functions[name].module.module in requested_modules
     ]
+
+
+def _lint_compiled(parsed: Sequence[_Parsed], program: Program, config: Config) -> list[Finding]:
+    """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped."""
+    compiled_modules = {program.functions[name].module.module for name in program.regions}
+    findings: list[Finding] = []
     for item in parsed:
         if not item.requested or item.summary.module not in compiled_modules:
             continue
         rules = _rules_for(item.file, config)
-        if rules:
-            deadline = failsafe.Deadline(config.max_file_seconds)
-            linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
-                lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
-            ), item.text))
-            result.findings += [linted] if isinstance(linted, Finding) else linted
-    result.findings = [f for f in result.findings if _selected(f, config)]
-    result.findings.sort(key=lambda f: f.sort_key)
-    return result
+        if not rules:
+            continue
+        deadline = failsafe.Deadline(config.max_file_seconds)
+        linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
+            lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
+        ), item.text))
+        findings += [linted] if isinstance(linted, Finding) else linted
+    return findings
 
 
 def _prepare(source: files.SourceFile, text: str | Finding, taken: set[str]) -> _Parsed | Finding:

@@ -180,12 +180,8 @@ def _verify(
     if census_out is not None:
         census_out.write_text(json.dumps(outcome.census, indent=2) + "\n", encoding="utf-8")
     if not quiet:
-        for name, entry in outcome.census["functions"].items():
-            state = f"{entry['status']} ({entry['reason']})" if entry["status"] != "ran" else (
-                f"{entry['graphs']} graphs, {entry['breaks']} breaks, {entry['skipped_frames']} skipped frames, "
-                f"{entry['recompiles']} recompiles, {entry['seconds']} s"
-            )
-            click.echo(f"census {name}: {state}", err=True)
+        for line in census_module.describe(outcome.census):
+            click.echo(line, err=True)
         click.echo(f"verified on {outcome.device}", err=True)
     if baseline is None:
         return outcome.findings, False
@@ -194,12 +190,8 @@ def _verify(
     except ValueError as error:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    for line in comparison.regressions:
-        click.echo(f"regression: {line}", err=True)
-    for line in comparison.improvements:
-        click.echo(f"improved: {line}", err=True)
-    if not comparison.failed:
-        click.echo("break census: no function got worse than the baseline", err=True)
+    for line in census_module.report(comparison):
+        click.echo(line, err=True)
     return outcome.findings, comparison.failed
 
 

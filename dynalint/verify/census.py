@@ -100,3 +100,24 @@ def load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("version") != VERSION or "functions" not in data:
         raise ValueError(f"{path}: not a dynalint break census (version {VERSION})")
     return data
+
+
+def describe(census_: Mapping[str, Any]) -> list[str]:
+    """One line per function of a census, as ``--verify`` prints it."""
+    lines = []
+    for name, entry in census_["functions"].items():
+        state = f"{entry['status']} ({entry['reason']})" if entry["status"] != "ran" else (
+            f"{entry['graphs']} graphs, {entry['breaks']} breaks, {entry['skipped_frames']} skipped frames, "
+            f"{entry['recompiles']} recompiles, {entry['seconds']} s"
+        )
+        lines.append(f"census {name}: {state}")
+    return lines
+
+
+def report(comparison: Comparison) -> list[str]:
+    """What a baseline comparison prints: every regression, every improvement, or that all held."""
+    lines = [f"regression: {line}" for line in comparison.regressions]
+    lines += [f"improved: {line}" for line in comparison.improvements]
+    if not comparison.failed:
+        lines.append("break census: no function got worse than the baseline")
+    return lines
