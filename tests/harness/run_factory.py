@@ -13,11 +13,11 @@ example-inputs convention of ``torch.export`` and TorchBench). Prints a JSON lis
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import json
 import sys
 from pathlib import Path
+
+from run_snippets import answer_in_json
 
 from dynalint.verify.observe import record_breaks
 
@@ -51,12 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("factory", help="module:function returning (callable, args, kwargs)")
     parser.add_argument("--backend", default="eager")
     options = parser.parse_args(argv)
-    out = sys.stdout
-    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON only
-        breaks = run(options.root.resolve(), options.factory, options.backend)
-    json.dump(breaks, out, indent=2)
-    out.write("\n")
-    return 0
+    return answer_in_json(lambda backend: run(options.root.resolve(), options.factory, backend), options.backend)
 
 
 if __name__ == "__main__":

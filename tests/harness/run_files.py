@@ -22,16 +22,13 @@ else (the files' own output goes to stderr).
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import json
 import os
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
 
-from run_snippets import time_limit
+from run_snippets import answer_in_json, harness_parser, time_limit
 
 from dynalint.verify.observe import record_breaks, reset_dynamo
 from dynalint.verify.usercode import (
@@ -90,18 +87,10 @@ def run_all(files: list[str], timeout: float = 0, backend: str | None = "eager")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness_parser(__doc__.splitlines()[0], 300.0, "file")
     parser.add_argument("files", nargs="+", metavar="FILE")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file (0: none)")
-    parser.add_argument("--backend", default="eager", help="default torch.compile backend ('none': torch's own)")
     args = parser.parse_args(argv)
-    out = sys.stdout
-    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON only
-        results = run_all(args.files, args.timeout, None if args.backend == "none" else args.backend)
-    json.dump(results, out, indent=2)
-    out.write("\n")
-    out.flush()
-    return 0
+    return answer_in_json(lambda backend: run_all(args.files, args.timeout, backend), args.backend)
 
 
 if __name__ == "__main__":

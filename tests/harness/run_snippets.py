@@ -55,7 +55,7 @@ import re
 import signal
 import sys
 import types
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from dynalint.verify.observe import CountingBackend, record_breaks, reset_dynamo
 from dynalint.verify.usercode import (
@@ -348,19 +348,29 @@ def run_all(
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per snippet (0: none)")
+def harness_parser(description: str, timeout: float, unit: str) -> argparse.ArgumentParser:
+    """The options every harness takes: a time limit per unit of work and the default backend."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--timeout", type=float, default=timeout, help=f"seconds per {unit} (0: none)")
     parser.add_argument("--backend", default="eager", help="default torch.compile backend ('none': torch's own)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def answer_in_json(compute: Callable[[str | None], object], backend: str) -> int:
+    """Run ``compute(backend)`` with user output sent to stderr; stdout carries the JSON results only."""
     out = sys.stdout
-    snippets = json.load(sys.stdin)
-    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON only
-        results = run_all(snippets, args.timeout, None if args.backend == "none" else args.backend)
+    with contextlib.redirect_stdout(sys.stderr):
+        results = compute(None if backend == "none" else backend)
     json.dump(results, out, indent=2)
     out.write("\n")
     out.flush()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = harness_parser(__doc__.splitlines()[0], 120.0, "snippet").parse_args(argv)
+    snippets = json.load(sys.stdin)
+    return answer_in_json(lambda backend: run_all(snippets, args.timeout, backend), args.backend)
 
 
 if __name__ == "__main__":
