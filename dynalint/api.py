@@ -7,12 +7,14 @@ Only files that hold compiled regions are parsed with LibCST: everything else co
 from __future__ import annotations
 
 import ast
+import contextlib
 import fnmatch
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import diagnostics, failsafe, files, overlaps, registry, suppression, versions
+from dynalint import cache, diagnostics, digests, failsafe, files, overlaps, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
@@ -21,6 +23,8 @@ from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
 
 STDIN = "-"
+# Findings that say a run was cut short or went wrong: never cached, the next run tries again.
+_TRANSIENT = frozenset({"DYN903", "DYN904"})
 
 
 @dataclass
@@ -38,6 +42,7 @@ class _Parsed:
     text: str
     summary: ModuleSummary
     requested: bool = True  # False: only read so that cross-file regions are known
+    content: str = ""  # content hash: what the cache and the findings digests know the file by
 
 
 def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:
@@ -54,8 +59,37 @@ def lint_paths(
     force_exclude: bool = False,
     stdin_text: bytes | None = None,
     stdin_filename: str | None = None,
+    use_cache: bool = False,
 ) -> LintResult:
-    """Lint files and folders (``-`` is standard input, named ``stdin_filename``)."""
+    """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
+
+    With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``.
+    The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
+    until the end, and the collector's passes over them cost about a tenth of a whole-tree run.
+    """
+    with _collector_paused():
+        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _lint_paths(
+    paths: Sequence[str],
+    config: Config,
+    force_exclude: bool,
+    stdin_text: bytes | None,
+    stdin_filename: str | None,
+    use_cache: bool,
+) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
     for raw in paths:
         if raw == STDIN:
@@ -71,7 +105,9 @@ def lint_paths(
     for path in found.files:
         source = files.source_file(path)
         inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
-    result = _lint(inputs, config, _project_context(on_disk, inputs, config))
+    store = cache.Cache.open(config.cache_folder if use_cache else None)
+    result = _lint(inputs, config, _project_context(on_disk, inputs, config), store)
+    store.save()
     result.skipped = found.skipped
     result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
                              key=lambda f: f.sort_key)
@@ -80,7 +116,7 @@ def lint_paths(
 
 def _project_context(
     on_disk: Sequence[str], inputs: Sequence[tuple[files.SourceFile, str | Finding]], config: Config
-) -> list[tuple[files.SourceFile, str | Finding]]:
+) -> list[files.SourceFile]:
     """Other files of the project, when files were named one by one (as pre-commit does).
 
     A staged helper module is compiled because some *other* file compiles a model that calls it; to
@@ -92,32 +128,33 @@ def _project_context(
         return []
     root = config.root if config.source else files.project_root(explicit[0])
     asked = {files.real(source.path) for source, _ in inputs}
-    context = []
-    for path in files.discover([str(root)], config).files:
-        if files.real(path) not in asked:
-            shown = files.display_name(path)
-            context.append((files.source_file(path, shown), files.read_source(path, shown, config.max_file_kb)))
-    return context
+    return [
+        files.source_file(path, files.display_name(path))
+        for path in files.discover([str(root)], config).files
+        if files.real(path) not in asked
+    ]
 
 
 def _lint(
     inputs: Sequence[tuple[files.SourceFile, str | Finding]],
     config: Config,
-    context: Sequence[tuple[files.SourceFile, str | Finding]] = (),
+    context: Sequence[files.SourceFile] = (),
+    store: cache.Cache | None = None,
 ) -> LintResult:
     # Every stage's walk recurses with the tree: run them where any nesting Python accepts fits.
-    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context))
+    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context, store or cache.Cache(None)))
 
 
 def _lint_contained(
     inputs: Sequence[tuple[files.SourceFile, str | Finding]],
     config: Config,
-    context: Sequence[tuple[files.SourceFile, str | Finding]],
+    context: Sequence[files.SourceFile],
+    store: cache.Cache,
 ) -> LintResult:
     """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
-    parsed, unparsable = _summarize_all(inputs, context)
+    parsed, unparsable = _summarize_all(inputs, context, config, store)
     program, unlinkable = _link_contained(parsed, config)
-    linted = _lint_compiled(parsed, program, config)
+    linted = _lint_compiled(parsed, program, config, store)
     findings = [f for f in (*unparsable, *unlinkable, *linted) if _selected(f, config)]
     return LintResult(
         sorted(findings, key=lambda f: f.sort_key), len(inputs), program, _entry_regions(program, parsed)
@@ -126,22 +163,71 @@ def _lint_contained(
 
 def _summarize_all(
     inputs: Sequence[tuple[files.SourceFile, str | Finding]],
-    context: Sequence[tuple[files.SourceFile, str | Finding]],
+    context: Sequence[files.SourceFile],
+    config: Config,
+    store: cache.Cache,
 ) -> tuple[list[_Parsed], list[Finding]]:
-    """Parse and summarize the files asked for and the context files; the diagnostics of those asked for."""
+    """Parse and summarize the files asked for and the context files; the diagnostics of those asked for.
+
+    A context file whose size and modification time the cache knows is not read at all; any other
+    file is read and, when the cache holds its content, not parsed.
+    """
     parsed: list[_Parsed] = []
     problems: list[Finding] = []
     taken: set[str] = set()
-    for (source, text), requested in [*((item, True) for item in inputs), *((item, False) for item in context)]:
+    for source, text in inputs:
         failsafe.checkpoint()
-        prepared = _prepare(source, text, taken)
+        prepared = _prepare_cached(source, text, taken, store, None)
         if isinstance(prepared, Finding):
-            if requested:  # a context file is only read for its compile sites: a bad one is left out
-                problems.append(prepared)
+            problems.append(prepared)
+        else:
+            parsed.append(prepared)
+    for source in context:
+        failsafe.checkpoint()
+        key = str(files.real(source.path))
+        stat = cache.stat_key(source.path)
+        known = store.summary_by_stat(key, stat, source.module, source.is_package, source.display)
+        if known is not None and isinstance(known.value, ModuleSummary) and _claim(known.value.module, taken):
+            parsed.append(_Parsed(source, "", known.value, requested=False, content=known.content))
             continue
-        prepared.requested = requested
-        parsed.append(prepared)
+        if known is not None:
+            continue  # a context file with nothing to summarize is left out, as when it is read
+        text = files.read_source(source.path, source.display, config.max_file_kb)
+        prepared = _prepare_cached(source, text, taken, store, stat)
+        if isinstance(prepared, _Parsed):  # a context file is only read for its compile sites: a bad one is left out
+            prepared.requested = False
+            parsed.append(prepared)
     return parsed, problems
+
+
+def _prepare_cached(
+    source: files.SourceFile, text: str | Finding, taken: set[str], store: cache.Cache,
+    stat: tuple[int, int, int] | None,
+) -> _Parsed | Finding:
+    """``_prepare`` through the cache: a file whose content the cache knows is not parsed again."""
+    if isinstance(text, Finding):
+        return text
+    content = cache.content_hash(text)
+    key = str(files.real(source.path))
+    known = store.summary_by_content(key, content, source.module, source.is_package, source.display)
+    if known is not None and (not isinstance(known.value, ModuleSummary) or _claim(known.value.module, taken)):
+        value = known.value
+    else:
+        value = _prepare(source, text, taken)
+        value = value.summary if isinstance(value, _Parsed) else value
+        if not (isinstance(value, Finding) and value.code in _TRANSIENT):
+            store.store_summary(key, cache.SummaryEntry(
+                stat or cache.stat_key(source.path), content, source.module, source.is_package, source.display, value
+            ))
+    return _Parsed(source, text, value, content=content) if isinstance(value, ModuleSummary) else value
+
+
+def _claim(module: str, taken: set[str]) -> bool:
+    """Take a cached summary's module name, unless another file of this run already has it."""
+    if module in taken:
+        return False
+    taken.add(module)
+    return True
 
 
 def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
@@ -154,22 +240,43 @@ def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
     ]
 
 
-def _lint_compiled(parsed: Sequence[_Parsed], program: Program, config: Config) -> list[Finding]:
-    """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped."""
-    compiled_modules = {program.functions[name].module.module for name in program.regions}
+def _lint_compiled(parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache) -> list[Finding]:
+    """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped.
+
+    A file whose findings digest the cache holds is not parsed with LibCST again.
+    """
+    regions = _regions_by_module(program)
+    dependencies = digests.ImportClosure(program, {item.summary.module: item.content for item in parsed})
     findings: list[Finding] = []
     for item in parsed:
-        if not item.requested or item.summary.module not in compiled_modules:
+        if not item.requested or item.summary.module not in regions:
             continue
         rules = _rules_for(item.file, config)
         if not rules:
+            continue
+        key = str(files.real(item.file.path))
+        digest = digests.findings_digest(item, rules, regions[item.summary.module], program, dependencies, config)
+        cached = store.findings_for(key, digest)
+        if cached is not None:
+            findings += cached
             continue
         deadline = failsafe.Deadline(config.max_file_seconds)
         linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
             lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
         ), item.text))
-        findings += [linted] if isinstance(linted, Finding) else linted
+        linted = [linted] if isinstance(linted, Finding) else linted
+        if not any(f.code in _TRANSIENT for f in linted):
+            store.store_findings(key, digest, linted)
+        findings += linted
     return findings
+
+
+def _regions_by_module(program: Program) -> dict[str, list[tuple[str, Region]]]:
+    """Each module's compiled functions and their regions (why-chains included)."""
+    grouped: dict[str, list[tuple[str, Region]]] = {}
+    for name, region in program.regions.items():
+        grouped.setdefault(program.functions[name].module.module, []).append((name, region))
+    return grouped
 
 
 def _prepare(source: files.SourceFile, text: str | Finding, taken: set[str]) -> _Parsed | Finding:

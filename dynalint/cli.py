@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, catalog, listing, registry
+from dynalint import __version__, api, cache, catalog, listing, registry
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
@@ -61,6 +61,7 @@ def main() -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
 @click.option("--stdin-filename", help="Name of the file read from `-` (for messages and per-file ignores).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache (.dynalint_cache in the project root).")
 @click.option("--verify", is_flag=True, help="Compile flagged code for real and give each finding a verdict.")
 @click.option("--verify-backend", type=click.Choice(["eager", "aot_eager", "inductor"]), default="eager",
               show_default=True, help="Backend for --verify (breaks are decided before any backend runs).")
@@ -84,6 +85,7 @@ def check(
     force_exclude: bool,
     stdin_filename: str | None,
     quiet: bool,
+    no_cache: bool,
     verify: bool,
     verify_backend: str,
     device: str,
@@ -111,7 +113,8 @@ def check(
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
     try:
         result = api.lint_paths(
-            paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename
+            paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
+            use_cache=not no_cache,
         )
     except KeyboardInterrupt:
         click.echo("dynalint: interrupted", err=True)
@@ -193,6 +196,21 @@ def _verify(
     for line in census_module.report(comparison):
         click.echo(line, err=True)
     return outcome.findings, comparison.failed
+
+
+@main.command()
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
+def clean(config_file: Path | None) -> None:
+    """Remove the cache folder of the project (`cache-dir`, else .dynalint_cache in its root)."""
+    try:
+        folder = load(config_file, Path.cwd()).cache_folder
+    except ConfigError as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if cache.clean(folder):
+        click.echo(f"Removed {folder}", err=True)
+    else:
+        click.echo(f"No cache at {folder}", err=True)
 
 
 @main.command()

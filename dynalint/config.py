@@ -24,7 +24,7 @@ from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
 KNOWN_KEYS = frozenset(
-    {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify"}
+    {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -54,6 +54,11 @@ class Config:
     # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
     max_file_kb: float = 2048.0
     max_file_seconds: float = 60.0
+    cache_dir: Path | None = None  # None: ``.dynalint_cache`` in the project root
+
+    @property
+    def cache_folder(self) -> Path:
+        return self.cache_dir if self.cache_dir is not None else self.root / ".dynalint_cache"
 
     def with_overrides(self, **overrides: object) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
@@ -125,6 +130,9 @@ def parse(table: object, path: Path) -> Config:
         listed = _string_list(codes, f"per-file-ignores.{pattern}", where)
         _check_selectors(f"per-file-ignores.{pattern}", listed, where)
         per_file.append((pattern, listed))
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not (isinstance(cache_dir, str) and cache_dir.strip()):
+        raise ConfigError(f"{where}: `cache-dir` must be a folder path (a non-empty string), got {cache_dir!r}")
     target_torch = table.get("target-torch")
     if target_torch is not None and not (isinstance(target_torch, str) and _VERSION.match(target_torch)):
         raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.13\", got {target_torch!r}")
@@ -132,6 +140,7 @@ def parse(table: object, path: Path) -> Config:
         **_limits(table, where),
         **_min_confidence(table, where),
         root=path.parent.resolve(),
+        cache_dir=(path.parent.resolve() / cache_dir) if cache_dir is not None else None,
         target_torch=target_torch,
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
         **_verify_settings(table.get("verify", {}), where),

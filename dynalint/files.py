@@ -23,8 +23,9 @@ import os
 import re
 import stat
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from dynalint import diagnostics
@@ -50,7 +51,18 @@ class SourceFile:
 
 def real(path: Path) -> Path:
     """``path`` with symlinks resolved as far as they go (a loop or a dangling link is left as it is)."""
-    return Path(os.path.realpath(path))
+    return Path(_realpath(os.fspath(path)))
+
+
+@lru_cache(maxsize=65536)
+def _realpath(path: str) -> str:
+    # A run asks for the same paths several times (discovery, module names, display names, the cache).
+    return os.path.realpath(path)
+
+
+@lru_cache(maxsize=None)
+def _glob(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    return re.compile(fnmatch.translate(pattern)).match
 
 
 def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
@@ -76,11 +88,12 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
         return not (anchor.joinpath(*parts[: index + 1]) / "__init__.py").is_file()
 
     for pattern in (*DEFAULT_EXCLUDE, *configured):
-        if fnmatch.fnmatch(relative, pattern) and matches(pattern, len(parts) - 1):
+        glob = _glob(pattern)
+        if glob(relative) and matches(pattern, len(parts) - 1):
             return True
-        if fnmatch.fnmatch(relative, f"{pattern.rstrip('/')}/*") and matches(pattern, 0):
+        if _glob(f"{pattern.rstrip('/')}/*")(relative) and matches(pattern, 0):
             return True
-        if any(fnmatch.fnmatch(part, pattern) and matches(pattern, i) for i, part in enumerate(parts)):
+        if any(glob(part) and matches(pattern, i) for i, part in enumerate(parts)):
             return True
     return False
 
@@ -175,14 +188,18 @@ def module_name(path: Path) -> tuple[str, bool]:
     """Dotted module name of ``path`` from the outermost package holding it, and whether it is a package."""
     path = real(path)
     is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file():
-        parts.append(directory.name)
-        if directory.parent == directory:
-            break
-        directory = directory.parent
-    return ".".join(reversed(parts)), is_package
+    packages = _packages_above(path.parent)
+    return ".".join([*packages, *([] if is_package else [path.stem])]), is_package
+
+
+@lru_cache(maxsize=4096)
+def _packages_above(directory: Path) -> tuple[str, ...]:
+    """The package names from the outermost package down to ``directory`` (empty if it is no package)."""
+    if not (directory / "__init__.py").is_file():
+        return ()
+    if directory.parent == directory:
+        return (directory.name,)
+    return (*_packages_above(directory.parent), directory.name)
 
 
 def source_file(path: Path, display: str | None = None) -> SourceFile:

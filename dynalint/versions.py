@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import re
+from functools import lru_cache
 from importlib import metadata
 
 NEWEST_KNOWN = "2.13"  # the torch the rule pages are proven against
@@ -25,6 +26,7 @@ def release(version: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
+@lru_cache(maxsize=1)
 def installed_torch() -> str | None:
     try:
         return metadata.version("torch")
