@@ -159,3 +159,8 @@ CONST_BUILTINS = frozenset(
     {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
      "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}
 )
+
+# -- autograd and module machinery Dynamo does not trace (torch 2.13, default config) ----------------
+# Running autograd from compiled code: ``Tensor.<method>()`` and ``torch.autograd.<function>()``.
+BACKWARD_METHODS = frozenset({"backward"})
+AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})

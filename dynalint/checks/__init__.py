@@ -6,6 +6,7 @@ Adding a rule touches three files: its module here, one line below, and its page
 from __future__ import annotations
 
 from dynalint.checks.async_collective import AsyncCollective
+from dynalint.checks.autograd_call import AutogradCall
 from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
 from dynalint.checks.copy_call import CopyCall
@@ -60,4 +61,5 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BakedRuntimeValue,
     PythonScalarRecompile,
     GlobalMutation,
+    AutogradCall,
 )
