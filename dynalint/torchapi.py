@@ -164,3 +164,16 @@ CONST_BUILTINS = frozenset(
 # Running autograd from compiled code: ``Tensor.<method>()`` and ``torch.autograd.<function>()``.
 BACKWARD_METHODS = frozenset({"backward"})
 AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# Tensor attributes whose assignment Dynamo refuses: ``t.requires_grad = ...`` always (GB0206);
+# ``t.data = ...`` on a tensor made inside the region (GB0056), or with a new dtype (GB0220).
+REQUIRES_GRAD_ATTRIBUTE = "requires_grad"
+DATA_ATTRIBUTE = "data"
+# Casts to a dtype other than the default float32: ``t.data = t.data.half()`` changes the dtype.
+DTYPE_CAST_METHODS = frozenset({"half", "bfloat16", "double", "long", "int", "short", "char", "byte", "bool",
+                                "cfloat", "cdouble"})
+NON_DEFAULT_DTYPES = frozenset(
+    f"torch.{name}"
+    for name in ("float16", "half", "bfloat16", "float64", "double", "int8", "int16", "short", "int32", "int",
+                 "int64", "long", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble",
+                 "float8_e4m3fn", "float8_e5m2")
+)

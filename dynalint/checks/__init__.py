@@ -24,6 +24,7 @@ from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
 from dynalint.checks.rank_divergent_break import RankDivergentBreak
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
+from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
 from dynalint.checks.tensor_item import TensorItem
 from dynalint.checks.tensor_sort_key import TensorSortKey
 from dynalint.checks.tensor_to_scalar import TensorToScalar
@@ -62,4 +63,5 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PythonScalarRecompile,
     GlobalMutation,
     AutogradCall,
+    TensorAttributeWrite,
 )
