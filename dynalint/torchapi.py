@@ -177,3 +177,23 @@ NON_DEFAULT_DTYPES = frozenset(
                  "int64", "long", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble",
                  "float8_e4m3fn", "float8_e5m2")
 )
+# Constructing a parameter in compiled code breaks (GB0264): ``nn.Parameter(...)`` itself, and the
+# ``torch.nn`` layers whose ``__init__`` creates one (measured by building every ``torch.nn`` class on
+# 2.13). ``nn.Buffer(...)`` and parameter-free layers (``ReLU``, ``Dropout``, pools, losses) trace.
+PARAMETER_CONSTRUCTORS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter",
+     "torch.nn.parameter.UninitializedParameter"}
+)
+PARAMETER_LAYERS = frozenset(
+    {"Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+     "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+     "LazyConvTranspose3d", "Embedding", "EmbeddingBag", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d",
+     "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "SyncBatchNorm",
+     "PReLU", "MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerDecoderLayer",
+     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "AdaptiveLogSoftmaxWithLoss",
+     "LinearCrossEntropyLoss"}
+)
+# ``affine=False`` / ``elementwise_affine=False`` builds these norms without parameters.
+AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
+# Norms with ``affine=False`` by default: they hold parameters only when built with ``affine=True``.
+OPTIONAL_AFFINE_LAYERS = frozenset({"InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"})

@@ -9,6 +9,7 @@ from dynalint.checks.async_collective import AsyncCollective
 from dynalint.checks.autograd_call import AutogradCall
 from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
+from dynalint.checks.class_statement import ClassStatement
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
 from dynalint.checks.data_ptr_comparison import DataPtrComparison
@@ -19,6 +20,7 @@ from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
+from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
@@ -64,4 +66,6 @@ ALL_RULES: tuple[type[Rule], ...] = (
     GlobalMutation,
     AutogradCall,
     TensorAttributeWrite,
+    ParameterConstruction,
+    ClassStatement,
 )
