@@ -197,3 +197,6 @@ PARAMETER_LAYERS = frozenset(
 AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
 # Norms with ``affine=False`` by default: they hold parameters only when built with ``affine=True``.
 OPTIONAL_AFFINE_LAYERS = frozenset({"InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"})
+# ``torch.nn`` recurrent layers Dynamo will not wrap (GB0014): calling one falls back to eager.
+# Their cells (``LSTMCell``, ``GRUCell``, ``RNNCell``) are traced.
+RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})

@@ -24,6 +24,7 @@ from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
+from dynalint.checks.recurrent_module_call import RecurrentModuleCall
 from dynalint.checks.rank_divergent_break import RankDivergentBreak
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
 from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
@@ -68,4 +69,5 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TensorAttributeWrite,
     ParameterConstruction,
     ClassStatement,
+    RecurrentModuleCall,
 )
