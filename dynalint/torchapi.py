@@ -159,3 +159,44 @@ CONST_BUILTINS = frozenset(
     {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
      "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}
 )
+
+# -- autograd and module machinery Dynamo does not trace (torch 2.13, default config) ----------------
+# Running autograd from compiled code: ``Tensor.<method>()`` and ``torch.autograd.<function>()``.
+BACKWARD_METHODS = frozenset({"backward"})
+AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# Tensor attributes whose assignment Dynamo refuses: ``t.requires_grad = ...`` always (GB0206);
+# ``t.data = ...`` on a tensor made inside the region (GB0056), or with a new dtype (GB0220).
+REQUIRES_GRAD_ATTRIBUTE = "requires_grad"
+DATA_ATTRIBUTE = "data"
+# Casts to a dtype other than the default float32: ``t.data = t.data.half()`` changes the dtype.
+DTYPE_CAST_METHODS = frozenset({"half", "bfloat16", "double", "long", "int", "short", "char", "byte", "bool",
+                                "cfloat", "cdouble"})
+NON_DEFAULT_DTYPES = frozenset(
+    f"torch.{name}"
+    for name in ("float16", "half", "bfloat16", "float64", "double", "int8", "int16", "short", "int32", "int",
+                 "int64", "long", "uint8", "bool", "complex64", "complex128", "cfloat", "cdouble",
+                 "float8_e4m3fn", "float8_e5m2")
+)
+# Constructing a parameter in compiled code breaks (GB0264): ``nn.Parameter(...)`` itself, and the
+# ``torch.nn`` layers whose ``__init__`` creates one (measured by building every ``torch.nn`` class on
+# 2.13). ``nn.Buffer(...)`` and parameter-free layers (``ReLU``, ``Dropout``, pools, losses) trace.
+PARAMETER_CONSTRUCTORS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter",
+     "torch.nn.parameter.UninitializedParameter"}
+)
+PARAMETER_LAYERS = frozenset(
+    {"Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+     "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+     "LazyConvTranspose3d", "Embedding", "EmbeddingBag", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d",
+     "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "SyncBatchNorm",
+     "PReLU", "MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerDecoderLayer",
+     "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "AdaptiveLogSoftmaxWithLoss",
+     "LinearCrossEntropyLoss"}
+)
+# ``affine=False`` / ``elementwise_affine=False`` builds these norms without parameters.
+AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
+# Norms with ``affine=False`` by default: they hold parameters only when built with ``affine=True``.
+OPTIONAL_AFFINE_LAYERS = frozenset({"InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"})
+# ``torch.nn`` recurrent layers Dynamo will not wrap (GB0014): calling one falls back to eager.
+# Their cells (``LSTMCell``, ``GRUCell``, ``RNNCell``) are traced.
+RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})

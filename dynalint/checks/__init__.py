@@ -6,8 +6,10 @@ Adding a rule touches three files: its module here, one line below, and its page
 from __future__ import annotations
 
 from dynalint.checks.async_collective import AsyncCollective
+from dynalint.checks.autograd_call import AutogradCall
 from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
+from dynalint.checks.class_statement import ClassStatement
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
 from dynalint.checks.data_ptr_comparison import DataPtrComparison
@@ -18,11 +20,14 @@ from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
+from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
+from dynalint.checks.recurrent_module_call import RecurrentModuleCall
 from dynalint.checks.rank_divergent_break import RankDivergentBreak
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
+from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
 from dynalint.checks.tensor_item import TensorItem
 from dynalint.checks.tensor_sort_key import TensorSortKey
 from dynalint.checks.tensor_to_scalar import TensorToScalar
@@ -60,4 +65,9 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BakedRuntimeValue,
     PythonScalarRecompile,
     GlobalMutation,
+    AutogradCall,
+    TensorAttributeWrite,
+    ParameterConstruction,
+    ClassStatement,
+    RecurrentModuleCall,
 )

@@ -1,0 +1,44 @@
+"""DYN501 ``autograd-call``: running autograd (``backward()``, ``torch.autograd.grad``) in compiled code.
+
+Page: ``rules/DYN501-autograd-call.md``. With the default ``trace_autograd_ops=False``, torch 2.13 breaks
+on ``Tensor.backward()`` (GB0123), ``torch.autograd.grad`` (GB9186) and ``torch.autograd.backward``
+(a skipped function, GB0007), whatever the tensor. A ``.backward()`` method call is reported unless its
+receiver is known not to be a tensor (a Python value, tensor metadata, a global name such as an
+``autograd.Function`` class, ``super()``); it is ``certain`` only where the value analysis says tensor.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.finding import Confidence
+from dynalint.rule import Rule
+from dynalint.torchapi import AUTOGRAD_CALLS, BACKWARD_METHODS
+from dynalint.values import Kind
+
+
+class AutogradCall(Rule):
+    code = "DYN501"
+    name = "autograd-call"
+    message = "`{call}` in compiled code runs autograd eagerly and breaks the graph"
+    help = "Compile only the forward and loss; call `backward()` / `torch.autograd.grad` on the result, outside the compiled function"
+    gb_ids = ("GB0123", "GB9186", "GB0007")
+    requires = ("not trace_autograd_ops",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        resolved = self.context.resolve(func)
+        if resolved in AUTOGRAD_CALLS:
+            self.report(node, confidence=Confidence.CERTAIN, call=f"{resolved}()")
+            return
+        if not isinstance(func, cst.Attribute) or func.attr.value not in BACKWARD_METHODS or resolved is not None:
+            return
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value not in self.context.values.env:
+            return  # a global: ``MyFunction.backward(ctx, grad)`` on an ``autograd.Function``, not a tensor
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            return
+        kind = self.context.kind(receiver)
+        if kind in (Kind.CONST, Kind.META, Kind.DATA):
+            return
+        self.report(node, confidence=kind.confidence, call="Tensor.backward()")

@@ -1,0 +1,101 @@
+"""DYN502 ``tensor-attribute-write``: assigning ``requires_grad`` or ``data`` on a tensor in compiled code.
+
+Page: ``rules/DYN502-tensor-attribute-write.md``. Measured on torch 2.13: ``t.requires_grad = ...``
+breaks on every tensor (input, parameter, intermediate; GB0206). ``t.data = v`` breaks when ``t`` was
+made inside the compiled function, by any op, ``detach()`` and views included (GB0056), and on an
+input or a parameter only when ``v`` has another dtype (GB0220); ``t.data = v`` of the same dtype on
+an input or parameter is traced. So ``data`` writes are reported on names this rule saw bound to a
+tensor-producing expression in the same function, and on any tensor when the value is a cast to a
+non-default dtype (``.half()``, ``.to(torch.float16)``, ``likely``: the source rarely shows the old dtype).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.finding import Confidence
+from dynalint.instances import is_nn_module
+from dynalint.rule import Rule
+from dynalint.torchapi import DATA_ATTRIBUTE, DTYPE_CAST_METHODS, NON_DEFAULT_DTYPES, REQUIRES_GRAD_ATTRIBUTE
+from dynalint.values import Kind
+
+NOT_TENSORS = (Kind.CONST, Kind.META, Kind.DATA)
+# Expressions that make a new tensor object (an alias such as ``z = x`` does not).
+_MAKES_TENSOR = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)
+
+
+class TensorAttributeWrite(Rule):
+    code = "DYN502"
+    name = "tensor-attribute-write"
+    message = "Assigning `{target}` in compiled code breaks the graph{why}"
+    help = "Use `detach()` instead of `requires_grad = False`, and in-place ops under `torch.no_grad()` (`copy_`) instead of `.data =`"
+    gb_ids = ("GB0206", "GB0056", "GB0220")
+
+    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(context)
+        # Per function being walked: names bound to a tensor made in that function, and their kind.
+        self._made: list[dict[str, Kind]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._made.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        if self._made:
+            self._made.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute):
+                self._check(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Attribute) and node.value is not None:
+            self._check(node.target, node.value)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self._remember(target.target, original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._remember(original_node.target, original_node.value)
+
+    def _remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if not self._made or not isinstance(target, cst.Name):
+            return
+        kind = self.context.kind(value)  # the value analysis binds after the rules leave the statement
+        if isinstance(value, _MAKES_TENSOR) and kind.is_tensor_like:
+            self._made[-1][target.value] = kind
+        else:
+            self._made[-1].pop(target.value, None)
+
+    def _check(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        attr, receiver = target.attr.value, target.value
+        if attr == REQUIRES_GRAD_ATTRIBUTE:
+            kind = self.context.kind(receiver)
+            if kind in NOT_TENSORS or is_nn_module(self.context, receiver):
+                return  # a module's or an object's own attribute
+            self.report(target, confidence=kind.confidence, target=_text(target), why="")
+        elif attr == DATA_ATTRIBUTE:
+            made = self._made[-1].get(receiver.value) if self._made and isinstance(receiver, cst.Name) else None
+            if made is not None:
+                self.report(target, confidence=made.confidence, target=_text(target),
+                            why=" (the tensor was made inside the compiled function)")
+            elif self._casts_dtype(value) and self.context.kind(receiver) not in NOT_TENSORS:
+                self.report(target, confidence=Confidence.LIKELY, target=_text(target),
+                            why=" when the new value has another dtype")
+
+    def _casts_dtype(self, value: cst.BaseExpression) -> bool:
+        """``v.half()``, ``v.to(torch.float16)``, ``v.to(dtype=torch.bfloat16)``: a cast to a non-default dtype."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return False
+        method = value.func.attr.value
+        if method in DTYPE_CAST_METHODS and not value.args:
+            return True
+        if method in ("to", "type"):
+            return any(self.context.resolve(arg.value) in NON_DEFAULT_DTYPES for arg in value.args)
+        return False
+
+
+def _text(target: cst.Attribute) -> str:
+    return cst.Module([]).code_for_node(target)
