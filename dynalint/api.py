@@ -67,6 +67,7 @@ def lint_paths(
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
     until the end, and the collector's passes over them cost about a tenth of a whole-tree run.
     """
+    files.forget_paths()
     with _collector_paused():
         return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache)
 

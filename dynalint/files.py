@@ -51,13 +51,19 @@ class SourceFile:
 
 def real(path: Path) -> Path:
     """``path`` with symlinks resolved as far as they go (a loop or a dangling link is left as it is)."""
-    return Path(_realpath(os.fspath(path)))
+    return Path(_realpath(os.path.abspath(path)))
 
 
 @lru_cache(maxsize=65536)
 def _realpath(path: str) -> str:
     # A run asks for the same paths several times (discovery, module names, display names, the cache).
     return os.path.realpath(path)
+
+
+def forget_paths() -> None:
+    """Start a run without what earlier runs in this process learnt about the file system."""
+    _realpath.cache_clear()
+    _packages_above.cache_clear()
 
 
 @lru_cache(maxsize=None)
