@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import cache, diagnostics, digests, failsafe, files, overlaps, registry, suppression, versions
+from dynalint import cache, diagnostics, digests, failsafe, files, overlaps, parallel, registry, suppression, versions
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
@@ -25,6 +25,7 @@ from dynalint.summary import ModuleSummary, summarize
 STDIN = "-"
 # Findings that say a run was cut short or went wrong: never cached, the next run tries again.
 _TRANSIENT = frozenset({"DYN903", "DYN904"})
+_WORKER_DIED = "the worker process died on this file"
 
 
 @dataclass
@@ -60,6 +61,7 @@ def lint_paths(
     stdin_text: bytes | None = None,
     stdin_filename: str | None = None,
     use_cache: bool = False,
+    jobs: int = 1,
 ) -> LintResult:
     """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
 
@@ -69,7 +71,7 @@ def lint_paths(
     """
     files.forget_paths()
     with _collector_paused():
-        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache)
+        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs)
 
 
 @contextlib.contextmanager
@@ -90,6 +92,7 @@ def _lint_paths(
     stdin_text: bytes | None,
     stdin_filename: str | None,
     use_cache: bool,
+    jobs: int,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
     for raw in paths:
@@ -107,7 +110,7 @@ def _lint_paths(
         source = files.source_file(path)
         inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
     store = cache.Cache.open(config.cache_folder if use_cache else None)
-    result = _lint(inputs, config, _project_context(on_disk, inputs, config), store)
+    result = _lint(inputs, config, _project_context(on_disk, inputs, config), store, jobs)
     store.save()
     result.skipped = found.skipped
     result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
@@ -141,9 +144,10 @@ def _lint(
     config: Config,
     context: Sequence[files.SourceFile] = (),
     store: cache.Cache | None = None,
+    jobs: int = 1,
 ) -> LintResult:
     # Every stage's walk recurses with the tree: run them where any nesting Python accepts fits.
-    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context, store or cache.Cache(None)))
+    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context, store or cache.Cache(None), jobs))
 
 
 def _lint_contained(
@@ -151,15 +155,29 @@ def _lint_contained(
     config: Config,
     context: Sequence[files.SourceFile],
     store: cache.Cache,
+    jobs: int = 1,
 ) -> LintResult:
     """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
-    parsed, unparsable = _summarize_all(inputs, context, config, store)
+    parsed, unparsable = _summarize_all(inputs, context, config, store, jobs)
     program, unlinkable = _link_contained(parsed, config)
-    linted = _lint_compiled(parsed, program, config, store)
+    linted = _lint_compiled(parsed, program, config, store, jobs)
     findings = [f for f in (*unparsable, *unlinkable, *linted) if _selected(f, config)]
     return LintResult(
         sorted(findings, key=lambda f: f.sort_key), len(inputs), program, _entry_regions(program, parsed)
     )
+
+
+@dataclass
+class _Pending:
+    """A file the cache could not answer for: to be parsed and summarized (by a worker when many)."""
+
+    slot: int
+    source: files.SourceFile
+    text: str
+    module: str
+    content: str
+    stat: tuple[int, int, int] | None
+    requested: bool
 
 
 def _summarize_all(
@@ -167,60 +185,59 @@ def _summarize_all(
     context: Sequence[files.SourceFile],
     config: Config,
     store: cache.Cache,
+    jobs: int = 1,
 ) -> tuple[list[_Parsed], list[Finding]]:
     """Parse and summarize the files asked for and the context files; the diagnostics of those asked for.
 
     A context file whose size and modification time the cache knows is not read at all; any other
-    file is read and, when the cache holds its content, not parsed.
+    file is read and, when the cache holds its content, not parsed. The rest are summarized, in
+    worker processes when there are many; the order of the files, and so every module name, is the
+    same either way.
     """
-    parsed: list[_Parsed] = []
-    problems: list[Finding] = []
+    slots: list[_Parsed | Finding | None] = []
+    pending: list[_Pending] = []
     taken: set[str] = set()
-    for source, text in inputs:
-        failsafe.checkpoint()
-        prepared = _prepare_cached(source, text, taken, store, None)
-        if isinstance(prepared, Finding):
-            problems.append(prepared)
-        else:
-            parsed.append(prepared)
-    for source in context:
+    everything = [*((source, text, True) for source, text in inputs), *((source, None, False) for source in context)]
+    for source, text, requested in everything:
         failsafe.checkpoint()
         key = str(files.real(source.path))
-        stat = cache.stat_key(source.path)
-        known = store.summary_by_stat(key, stat, source.module, source.is_package, source.display)
-        if known is not None and isinstance(known.value, ModuleSummary) and _claim(known.value.module, taken):
-            parsed.append(_Parsed(source, "", known.value, requested=False, content=known.content))
+        stat = None if requested else cache.stat_key(source.path)
+        known = None if requested else store.summary_by_stat(
+            key, stat, source.module, source.is_package, source.display
+        )
+        if known is None:
+            text = files.read_source(source.path, source.display, config.max_file_kb) if text is None else text
+            if isinstance(text, Finding):
+                slots.append(text if requested else None)  # a context file is only read for its compile sites
+                continue
+            content = cache.content_hash(text)
+            known = store.summary_by_content(key, content, source.module, source.is_package, source.display)
+        else:
+            text, content = "", known.content
+        if known is not None and (not isinstance(known.value, ModuleSummary) or _claim(known.value.module, taken)):
+            value = known.value
+            slots.append(_Parsed(source, text, value, requested, content) if isinstance(value, ModuleSummary)
+                         else (value if requested else None))
             continue
-        if known is not None:
-            continue  # a context file with nothing to summarize is left out, as when it is read
-        text = files.read_source(source.path, source.display, config.max_file_kb)
-        prepared = _prepare_cached(source, text, taken, store, stat)
-        if isinstance(prepared, _Parsed):  # a context file is only read for its compile sites: a bad one is left out
-            prepared.requested = False
-            parsed.append(prepared)
-    return parsed, problems
-
-
-def _prepare_cached(
-    source: files.SourceFile, text: str | Finding, taken: set[str], store: cache.Cache,
-    stat: tuple[int, int, int] | None,
-) -> _Parsed | Finding:
-    """``_prepare`` through the cache: a file whose content the cache knows is not parsed again."""
-    if isinstance(text, Finding):
-        return text
-    content = cache.content_hash(text)
-    key = str(files.real(source.path))
-    known = store.summary_by_content(key, content, source.module, source.is_package, source.display)
-    if known is not None and (not isinstance(known.value, ModuleSummary) or _claim(known.value.module, taken)):
-        value = known.value
-    else:
-        value = _prepare(source, text, taken)
-        value = value.summary if isinstance(value, _Parsed) else value
+        pending.append(_Pending(len(slots), source, text, _unique(source.module, taken, source.display), content,
+                                stat or cache.stat_key(source.path), requested))
+        slots.append(None)
+    summarized = parallel.run(
+        lambda index: _prepare(pending[index].source, pending[index].text, pending[index].module),
+        len(pending), jobs,
+        lost=lambda index: diagnostics.stage_crash(pending[index].source.display, "summarize", _WORKER_DIED),
+    )
+    for item, value in zip(pending, summarized):
         if not (isinstance(value, Finding) and value.code in _TRANSIENT):
-            store.store_summary(key, cache.SummaryEntry(
-                stat or cache.stat_key(source.path), content, source.module, source.is_package, source.display, value
+            store.store_summary(str(files.real(item.source.path)), cache.SummaryEntry(
+                item.stat, item.content, item.source.module, item.source.is_package, item.source.display, value
             ))
-    return _Parsed(source, text, value, content=content) if isinstance(value, ModuleSummary) else value
+        if isinstance(value, ModuleSummary):
+            slots[item.slot] = _Parsed(item.source, item.text, value, item.requested, item.content)
+        elif item.requested:
+            slots[item.slot] = value
+    parsed = [slot for slot in slots if isinstance(slot, _Parsed)]
+    return parsed, [slot for slot in slots if isinstance(slot, Finding)]
 
 
 def _claim(module: str, taken: set[str]) -> bool:
@@ -241,14 +258,18 @@ def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
     ]
 
 
-def _lint_compiled(parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache) -> list[Finding]:
+def _lint_compiled(
+    parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache, jobs: int = 1
+) -> list[Finding]:
     """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped.
 
-    A file whose findings digest the cache holds is not parsed with LibCST again.
+    A file whose findings digest the cache holds is not parsed with LibCST again; the others are
+    linted in worker processes when there are many.
     """
     regions = _regions_by_module(program)
     dependencies = digests.ImportClosure(program, {item.summary.module: item.content for item in parsed})
-    findings: list[Finding] = []
+    found: list[list[Finding] | None] = []
+    pending: list[tuple[int, _Parsed, list[type[Rule]], str, str]] = []
     for item in parsed:
         if not item.requested or item.summary.module not in regions:
             continue
@@ -258,18 +279,28 @@ def _lint_compiled(parsed: Sequence[_Parsed], program: Program, config: Config, 
         key = str(files.real(item.file.path))
         digest = digests.findings_digest(item, rules, regions[item.summary.module], program, dependencies, config)
         cached = store.findings_for(key, digest)
-        if cached is not None:
-            findings += cached
-            continue
+        if cached is None:
+            pending.append((len(found), item, rules, key, digest))
+        found.append(cached)
+
+    def lint_one(index: int) -> list[Finding]:
+        _, item, rules, _, _ = pending[index]
         deadline = failsafe.Deadline(config.max_file_seconds)
         linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
             lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
         ), item.text))
-        linted = [linted] if isinstance(linted, Finding) else linted
+        return [linted] if isinstance(linted, Finding) else linted
+
+    linted_all = parallel.run(
+        lint_one, len(pending), jobs,
+        lost=lambda index: [diagnostics.stage_crash(pending[index][1].file.display, "lint", _WORKER_DIED)],
+        min_items=4,
+    )
+    for (slot, _, _, key, digest), linted in zip(pending, linted_all):
         if not any(f.code in _TRANSIENT for f in linted):
             store.store_findings(key, digest, linted)
-        findings += linted
-    return findings
+        found[slot] = linted
+    return [finding for findings in found if findings for finding in findings]
 
 
 def _regions_by_module(program: Program) -> dict[str, list[tuple[str, Region]]]:
@@ -280,20 +311,14 @@ def _regions_by_module(program: Program) -> dict[str, list[tuple[str, Region]]]:
     return grouped
 
 
-def _prepare(source: files.SourceFile, text: str | Finding, taken: set[str]) -> _Parsed | Finding:
+def _prepare(source: files.SourceFile, text: str, module: str) -> ModuleSummary | Finding:
     """Parse and summarize one file, or the diagnostic that says why it could not be."""
-    if isinstance(text, Finding):
-        return text
     tree = failsafe.contain("parse", source.display, lambda: _parse(text, source.display))
     if isinstance(tree, Finding):
         return tree
-    module = _unique(source.module, taken, source.display)
-    summary = failsafe.contain(
+    return failsafe.contain(
         "summarize", source.display, lambda: summarize(tree, source.display, module, source.is_package)
     )
-    if isinstance(summary, Finding):
-        return summary
-    return _Parsed(source, text, summary)
 
 
 def _parse(text: str, display: str) -> ast.Module | Finding:

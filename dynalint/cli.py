@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, cache, catalog, listing, registry
+from dynalint import __version__, api, cache, catalog, listing, parallel, registry
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
@@ -61,6 +61,8 @@ def main() -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
 @click.option("--stdin-filename", help="Name of the file read from `-` (for messages and per-file ignores).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for big runs (default: the CPUs this process may use).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache (.dynalint_cache in the project root).")
 @click.option("--verify", is_flag=True, help="Compile flagged code for real and give each finding a verdict.")
 @click.option("--verify-backend", type=click.Choice(["eager", "aot_eager", "inductor"]), default="eager",
@@ -85,6 +87,7 @@ def check(
     force_exclude: bool,
     stdin_filename: str | None,
     quiet: bool,
+    jobs: int | None,
     no_cache: bool,
     verify: bool,
     verify_backend: str,
@@ -114,7 +117,7 @@ def check(
     try:
         result = api.lint_paths(
             paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
-            use_cache=not no_cache,
+            use_cache=not no_cache, jobs=jobs or parallel.default_jobs(),
         )
     except KeyboardInterrupt:
         click.echo("dynalint: interrupted", err=True)

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dynalint import cache
+from dynalint import cache, parallel
 from dynalint.api import lint_paths
 from dynalint.config import Config, load
 from dynalint.digests import ImportClosure
@@ -262,3 +262,22 @@ def test_config_rejects_an_empty_cache_dir(tmp_path: Path) -> None:
     result = dynalint(tmp_path, ".")
     assert result.returncode == 2 and "cache-dir" in result.stderr
     assert Config(root=tmp_path).cache_folder == tmp_path / ".dynalint_cache"
+
+
+def test_parallel_findings_equal_serial_findings(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
+    (tmp_path / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
+    serial = dynalint(tmp_path, "--no-cache", "-j", "1", "--output-format", "json", "fixtures")
+    both = dynalint(tmp_path, "--no-cache", "-j", "2", "--output-format", "json", "fixtures")
+    assert json.loads(serial.stdout) and serial.stdout == both.stdout
+    assert serial.returncode == both.returncode == 1
+
+
+def test_a_worker_that_dies_costs_only_its_own_item() -> None:
+    def work(index: int) -> str:
+        if index == 7:
+            os._exit(3)  # what a crash in a native parser looks like from outside
+        return f"done {index}"
+
+    results = parallel.run(work, 40, jobs=2, lost=lambda index: f"lost {index}")
+    assert results == [f"lost {i}" if i == 7 else f"done {i}" for i in range(40)]
