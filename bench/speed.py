@@ -1,25 +1,33 @@
-"""Whole-process lint time on real corpora, as ratios against references measured in the same run.
+"""Whole-process lint time and memory on real corpora, as ratios against references measured in the same run.
 
-    python bench/speed.py [--foundation 8977f4e] [--repeat 3] [--corpus torch-nn|diffusers|all]
+    python bench/speed.py [--foundation be9e1c0] [--repeat 3] [--corpus torch-nn|diffusers|all]
 
-For each corpus (see ``corpus.py``) it times, as separate processes, alternating runs:
-- ``ast``: ``ast.parse`` of every file (the floor any Python linter pays);
-- ``libcst``: a bare ``libcst.parse_module`` of every file (what a LibCST linter pays before metadata);
-- ``foundation``: dynalint at the ``--foundation`` commit (the issue-2 engine, extracted with
-  ``git archive`` into a temporary folder);
-- ``dynalint``: this checkout.
-It prints the median wall time of each and the ratios ``dynalint / reference``.
+For each corpus (see ``corpus.py``; a ``pyproject.toml`` beside the package makes it a project, so the
+cache lives in ``.dynalint_cache`` there) it times, as separate processes, alternating runs of:
+
+- the cases users wait on: the whole tree cold (no cache; with both cores, and with one), the whole
+  tree again with a warm cache, one file inside the project cold and warm (the pre-commit case), the
+  same file alone in an empty project, and ``dynalint --version``;
+- the references: ``ast.parse`` and ``libcst.parse_module`` of every file, ruff ``--select ALL`` cold
+  and cached (when ruff is installed), dynalint at the ``--foundation`` commit (extracted with ``git
+  archive``), ``python -c pass`` and ``import libcst``.
+
+It prints the median wall and CPU time and the peak memory of each, then the ratios the targets are
+stated in (issue 11).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,24 +43,97 @@ PARSE_ALL = (
     "    except Exception:\n"
     "        pass\n"
 )
+ONE_FILE = {"diffusers": "models/attention_processor.py", "torch-nn": "modules/activation.py"}
 
 
-def commands(folder: Path, foundation: Path | None) -> dict[str, list[str]]:
-    lint = ["-m", "dynalint", str(folder), "--exit-zero", "--quiet"]
+@dataclass
+class Case:
+    command: list[str]
+    cwd: Path
+    prepare: list[str] | None = None  # run once before each timed run (priming a cache), not timed
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    peak_mib: list[float] = field(default_factory=list)
+
+
+def measure(command: list[str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (the process and the children it waited for) and peak memory (MiB)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    wall = time.perf_counter() - started
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def cases(package: Path, label: str, foundation: Path | None, scratch: Path) -> dict[str, Case]:
+    project = package.parent
+    (project / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
+    alone = scratch / f"alone-{label}"
+    alone.mkdir(exist_ok=True)
+    (alone / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
+    one = package / ONE_FILE[label]
+    shutil.copy(one, alone / one.name)
+    python = sys.executable
+    lint = [python, "-m", "dynalint", "--exit-zero", "--quiet"]
+    tree, staged = str(package.relative_to(project)), str(one.relative_to(project))
     found = {
-        "ast": [sys.executable, "-c", PARSE_ALL.format(parse="__import__('ast').parse"), str(folder)],
-        "libcst": [sys.executable, "-c", PARSE_ALL.format(parse="__import__('libcst').parse_module"), str(folder)],
-        "dynalint": [sys.executable, *lint],
+        "tree cold (2 jobs)": Case([*lint, "--no-cache", "-j", "2", tree], project),
+        "tree cold (1 job)": Case([*lint, "--no-cache", "-j", "1", tree], project),
+        "tree warm": Case([*lint, tree], project, prepare=[*lint, tree]),
+        "one file in project, cold": Case([*lint, "--no-cache", staged], project),
+        "one file in project, warm": Case([*lint, staged], project, prepare=[*lint, staged]),
+        "one file alone": Case([*lint, "--no-cache", one.name], alone),
+        "--version": Case([python, "-m", "dynalint", "--version"], project),
+        "ast (every file)": Case([python, "-c", PARSE_ALL.format(parse="__import__('ast').parse"), tree], project),
+        "libcst (every file)": Case(
+            [python, "-c", PARSE_ALL.format(parse="__import__('libcst').parse_module"), tree], project
+        ),
+        "python -c pass": Case([python, "-c", "pass"], project),
+        "import libcst": Case([python, "-c", "import libcst"], project),
     }
+    ruff = shutil.which("ruff") or (str(Path(python).parent / "ruff") if (Path(python).parent / "ruff").exists() else None)
+    if ruff:
+        quiet = [ruff, "check", "--select", "ALL", "--exit-zero", "--quiet"]
+        found["ruff ALL cold"] = Case([*quiet, "--no-cache", tree], project)
+        found["ruff ALL cached"] = Case([*quiet, tree], project, prepare=[*quiet, tree])
     if foundation is not None:
-        found["foundation"] = [sys.executable, *lint]
+        found["foundation, tree"] = Case(
+            [python, "-c", f"import sys; sys.path.insert(0, {str(foundation)!r}); from dynalint.cli import main; main()",
+             "--exit-zero", "--quiet", str(package)], project
+        )
     return found
 
 
-def run(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
+RATIOS = (
+    ("one file in project, warm", "one file alone", "wall", "≤ 1.5"),
+    ("one file in project, cold", "one file alone", "wall", ""),
+    ("tree warm", "ruff ALL cached", "wall", "≤ 1.5"),
+    ("tree cold (2 jobs)", "ast (every file)", "cpu", "≤ 3"),
+    ("tree cold (2 jobs)", "tree cold (2 jobs)", "wall/cpu", "≤ 0.6"),
+    ("tree cold (1 job)", "foundation, tree", "wall", "not worse"),
+    ("tree cold (2 jobs)", "libcst (every file)", "wall", ""),
+    ("tree cold (2 jobs)", "ruff ALL cold", "wall", ""),
+    ("--version", "import libcst", "wall", "≤ 1"),
+)
+
+
+def report(label: str, files: int, found: dict[str, Case], repeat: int) -> None:
+    print(f"\n{label}: {files} files, median of {repeat} whole-process runs")
+    print(f"  {'case':<28} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9}")
+    median = {name: (statistics.median(c.wall), statistics.median(c.cpu), max(c.peak_mib)) for name, c in found.items()}
+    for name, (wall, cpu, peak) in median.items():
+        print(f"  {name:<28} {wall:8.2f} {cpu:8.2f} {peak:9.0f}")
+    print("  ratios (target):")
+    for case, reference, kind, target in RATIOS:
+        if case not in median or reference not in median:
+            continue
+        if kind == "wall/cpu":
+            value = median[case][0] / median[case][1]
+        else:
+            index = 0 if kind == "wall" else 1
+            value = median[case][index] / median[reference][index]
+        print(f"    {case} / {reference if kind != 'wall/cpu' else 'its CPU'} ({kind}): {value:.2f}x  {target}")
 
 
 def extract(commit: str, into: Path) -> Path:
@@ -65,7 +146,7 @@ def extract(commit: str, into: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--foundation", default="8977f4e", help="commit of the engine to compare with ('' for none)")
+    parser.add_argument("--foundation", default="be9e1c0", help="commit of the engine to compare with ('' for none)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--corpus", choices=("torch-nn", "diffusers", "all"), default="all")
     options = parser.parse_args()
@@ -74,20 +155,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         foundation = extract(options.foundation, Path(scratch)) if options.foundation else None
         for label, locate in chosen.items():
-            folder = locate()
-            files = sum(1 for _ in folder.rglob("*.py"))
-            timings: dict[str, list[float]] = {}
-            for _ in range(options.repeat):  # alternate, so that drift hits every command alike
-                for name, command in commands(folder, foundation).items():
-                    cwd = foundation if name == "foundation" and foundation else ROOT
-                    timings.setdefault(name, []).append(run(command, cwd))
-            medians = {name: statistics.median(values) for name, values in timings.items()}
-            print(f"\n{label}: {files} files, median of {options.repeat} whole-process runs")
-            for name, value in medians.items():
-                print(f"  {name:<11} {value:7.2f} s")
-            for reference in ("foundation", "libcst", "ast"):
-                if reference in medians:
-                    print(f"  dynalint / {reference:<10} {medians['dynalint'] / medians[reference]:5.2f}x")
+            package = locate()
+            found = cases(package, label, foundation, Path(scratch))
+            for _ in range(options.repeat):  # alternate, so that drift hits every case alike
+                for case in found.values():
+                    if case.prepare:
+                        subprocess.run(case.prepare, cwd=case.cwd, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, check=False)
+                    wall, cpu, peak = measure(case.command, case.cwd)
+                    case.wall.append(wall)
+                    case.cpu.append(cpu)
+                    case.peak_mib.append(peak)
+            report(label, sum(1 for _ in package.rglob("*.py")), found, options.repeat)
 
 
 if __name__ == "__main__":
