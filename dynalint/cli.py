@@ -6,6 +6,7 @@ internal error, 130 interrupted (Ctrl-C). ``dynalint PATH...`` is short for ``dy
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -114,6 +115,7 @@ def check(
         click.echo(f"dynalint: error: no such file or directory: {missing[0]}", err=True)
         sys.exit(EXIT_ERROR)
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
+    gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
     try:
         result = api.lint_paths(
             paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,

@@ -71,11 +71,13 @@ def _glob(pattern: str) -> Callable[[str], re.Match[str] | None]:
     return re.compile(fnmatch.translate(pattern)).match
 
 
-def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
+def is_excluded(path: Path, config: Config, base: Path | None = None, parents_checked: bool = False) -> bool:
     """Whether ``path`` matches an exclude glob, judged on its part below ``base`` (default: the config root).
 
     Walking a folder the user named passes that folder as ``base``: a project that merely lives under a
-    directory called ``build`` or ``venv`` is still linted when asked for.
+    directory called ``build`` or ``venv`` is still linted when asked for. ``parents_checked``: the folders
+    between ``base`` and ``path`` were judged already (the walk descends only into kept folders), so only
+    the last name is matched on its own.
     """
     configured = (*config.exclude, *config.extend_exclude)
     anchor = real(base) if base else config.root
@@ -99,7 +101,8 @@ def is_excluded(path: Path, config: Config, base: Path | None = None) -> bool:
             return True
         if _glob(f"{pattern.rstrip('/')}/*")(relative) and matches(pattern, 0):
             return True
-        if any(glob(part) and matches(pattern, i) for i, part in enumerate(parts)):
+        first = len(parts) - 1 if parents_checked else 0
+        if any(glob(parts[i]) and matches(pattern, i) for i in range(first, len(parts))):
             return True
     return False
 
@@ -163,7 +166,7 @@ def _walk(root: Path, config: Config, configured: tuple[str, ...], found: Discov
 
 
 def _skipped(path: Path, root: Path, config: Config, configured: tuple[str, ...]) -> bool:
-    return is_excluded(path, config, base=root) or (bool(configured) and is_excluded(path, config))
+    return is_excluded(path, config, base=root, parents_checked=True) or (bool(configured) and is_excluded(path, config))
 
 
 def _holds_python(folder: Path) -> bool:
