@@ -11,7 +11,7 @@ import contextlib
 import fnmatch
 import gc
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynalint import cache, diagnostics, digests, failsafe, files, overlaps, parallel, registry, suppression, versions
@@ -100,8 +100,8 @@ def _lint_paths(
             name = stdin_filename or "<stdin>"
             if force_exclude and stdin_filename and files.is_excluded(Path(name), config):
                 continue
-            source = files.source_file(Path(name), name) if stdin_filename else files.SourceFile(
-                Path(name), name, "stdin", False
+            source = replace(files.source_file(Path(name), name), from_stdin=True) if stdin_filename else (
+                files.SourceFile(Path(name), name, "stdin", False, from_stdin=True)
             )
             inputs.append((source, files.decode(stdin_text or b"", name)))
     on_disk = [p for p in paths if p != STDIN]
@@ -110,7 +110,9 @@ def _lint_paths(
         source = files.source_file(path)
         inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
     store = cache.Cache.open(config.cache_folder if use_cache else None)
-    result = _lint(inputs, config, _project_context(on_disk, inputs, config), store, jobs)
+    # A text read from stdin under a file's name is that file of its project: the project is its context.
+    named = [*on_disk, *([stdin_filename] if stdin_filename and STDIN in paths else [])]
+    result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs)
     store.save()
     result.skipped = found.skipped
     result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
@@ -127,7 +129,7 @@ def _project_context(
     know that, every file of the project is summarized (one ``ast`` parse each), but only the files
     asked for are linted and reported.
     """
-    explicit = [Path(p) for p in on_disk if Path(p).is_file()]
+    explicit = [Path(p) for p in on_disk if Path(p).is_file() or not Path(p).exists()]
     if not explicit:
         return []
     root = config.root if config.source else files.project_root(explicit[0])
@@ -220,7 +222,7 @@ def _summarize_all(
                          else (value if requested else None))
             continue
         pending.append(_Pending(len(slots), source, text, _unique(source.module, taken, source.display), content,
-                                stat or cache.stat_key(source.path), requested))
+                                None if source.from_stdin else stat or cache.stat_key(source.path), requested))
         slots.append(None)
     summarized = parallel.run(
         lambda index: _prepare(pending[index].source, pending[index].text, pending[index].module),

@@ -98,7 +98,7 @@ def check(
     baseline: Path | None,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
-    paths = paths or (".",)
+    paths = paths or ((api.STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
     try:
         start = Path(stdin_filename) if stdin_filename and paths == (api.STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())

@@ -47,6 +47,7 @@ class SourceFile:
     display: str  # the name used in findings
     module: str  # dotted module name, for import resolution
     is_package: bool
+    from_stdin: bool = False  # the text came from stdin: the file on disk under that name may differ
 
 
 def real(path: Path) -> Path:

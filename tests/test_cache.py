@@ -281,3 +281,17 @@ def test_a_worker_that_dies_costs_only_its_own_item() -> None:
 
     results = parallel.run(work, 40, jobs=2, lost=lambda index: f"lost {index}")
     assert results == [f"lost {i}" if i == 7 else f"done {i}" for i in range(40)]
+
+
+def test_stdin_under_a_name_is_that_file_of_its_project_and_leaves_the_cache_true(tmp_path: Path) -> None:
+    """An editor sends the buffer: the cross-file region is found, and the file on disk is not confused with it."""
+    write(tmp_path, {**PROJECT, "pkg/helpers.py": "def fast(x):\n    return x * 2\n"})
+    buffer = "def fast(x):\n    print(x)\n    return x * 2\n"
+    result = subprocess.run(  # no path at all: a name for stdin means stdin
+        [sys.executable, "-m", "dynalint", "--output-format", "json", "--stdin-filename", "pkg/helpers.py"],
+        cwd=tmp_path, input=buffer, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stderr
+    assert [(f["filename"], f["location"]["row"], f["code"]) for f in json.loads(result.stdout)] == [
+        ("pkg/helpers.py", 2, "DYN201")
+    ]
+    assert findings(tmp_path) == []  # the file on disk has no print, whatever the cache saw from stdin
