@@ -24,7 +24,7 @@ from dynalint.settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
 KNOWN_KEYS = frozenset(
-    {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify"}
+    {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "census-paths"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -54,6 +54,8 @@ class Config:
     # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
     max_file_kb: float = 2048.0
     max_file_seconds: float = 60.0
+    # The pytest plugin blames breaks on files under these (relative to the config file); none: its folder.
+    census_paths: tuple[str, ...] = ()
 
     def with_overrides(self, **overrides: object) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
@@ -142,6 +144,7 @@ def parse(table: object, path: Path) -> Config:
         per_file_ignores=tuple(per_file),
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
+        census_paths=_string_list(table["census-paths"], "census-paths", where) if "census-paths" in table else (),
     )
 
 
