@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from dynalint import __version__, api, cache, catalog, listing, parallel, registry
+from dynalint import add_noqa as noqa_writer
 from dynalint import baseline as findings_baseline
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
@@ -77,6 +78,7 @@ def main() -> None:
               help="With --verify: write the per-function break census as JSON.")
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Report only findings this baseline does not hold (with --verify: a break census to gate on).")
+@click.option("--add-noqa", is_flag=True, help="Write `# noqa: CODE` on every line with findings (edits files), and exit 0.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Record this run's findings as the baseline, and exit 0.")
 def check(
@@ -100,6 +102,7 @@ def check(
     census_out: Path | None,
     baseline: Path | None,
     write_baseline: Path | None,
+    add_noqa: bool,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
     paths = paths or ((api.STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
@@ -134,6 +137,12 @@ def check(
     if census_out and not verify:
         click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
+    if add_noqa:
+        added = noqa_writer.add_noqa(result.findings)
+        for line in added.left:
+            click.echo(f"dynalint: not annotated: {line}", err=True)
+        click.echo(f"Added {added.directives} noqa directives to {added.files} files", err=True)
+        sys.exit(EXIT_CLEAN)
     if write_baseline is not None:
         written = findings_baseline.write(result.findings, write_baseline)
         click.echo(f"Wrote {written} findings to the baseline {write_baseline}", err=True)

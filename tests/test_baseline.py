@@ -74,3 +74,33 @@ def test_a_file_that_is_not_a_findings_baseline_is_a_clear_error(project: Path, 
     result = dynalint(project, "--baseline", "other.json", ".")
     assert result.returncode == 2
     assert says in result.stderr and "Traceback" not in result.stderr
+
+
+def test_add_noqa_silences_every_finding_and_keeps_the_file_otherwise_as_it_was(tmp_path: Path) -> None:
+    source = (
+        "import torch\r\n\r\n\r\n@torch.compile\r\ndef step(x):\r\n"
+        "    print(x)  # show it\r\n"
+        "    y = x.item()  # noqa: DYN999\r\n"
+        '    s = """text\r\n    with lines""" + str(x.item())\r\n'
+        '    t = str(x.item()) + """a comment cannot go here\r\n    """\r\n'
+        "    return y\r\n"
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
+    target = tmp_path / "m.py"
+    target.write_bytes(source.encode("utf-8"))
+    before = dynalint(tmp_path, "--output-format", "json", ".")
+    assert sorted(codes(before)) == [(6, "DYN201"), (7, "DYN101"), (9, "DYN101"), (10, "DYN101")]
+    added = dynalint(tmp_path, "--add-noqa", ".")
+    assert added.returncode == 0 and "Added 3 noqa directives to 1 files" in added.stderr, added.stderr
+    assert "m.py:10: the line ends inside a string" in added.stderr
+    after = target.read_bytes().decode("utf-8")
+    assert after.split("\r\n") == [
+        "import torch", "", "", "@torch.compile", "def step(x):",
+        "    print(x)  # show it  # noqa: DYN201",
+        "    y = x.item()  # noqa: DYN101, DYN999",
+        '    s = """text',
+        '    with lines""" + str(x.item())  # noqa: DYN101',
+        '    t = str(x.item()) + """a comment cannot go here', '    """',
+        "    return y", "",
+    ]
+    assert codes(dynalint(tmp_path, "--output-format", "json", ".")) == [(10, "DYN101")]  # only the one left
