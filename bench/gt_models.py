@@ -8,7 +8,8 @@ random weights (nothing is downloaded) and example inputs small enough for a CPU
 Libraries: ``diffusers`` (the eight factories of ``fixtures/diffusers/tiny_models.py`` plus a few
 more configurations), ``timm`` (``timm.create_model(name, pretrained=False)`` at each model's own
 input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
-random graph: the break-rich corpus).
+random graph: the break-rich corpus) and ``kornia`` (augmentations, filters, local features:
+break-rich too; speechbrain needs a torchaudio that the index lacks for torch 2.13).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ PYG = (
     "GPSConv", "WLConvContinuous", "SignedConv",
     "GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN", "GraphUNet", "AttentiveFP", "LINKX", "PMLP",
     "LabelPropagation", "DeepGCNLayer", "JumpingKnowledge", "GAE", "MLP", "RECT_L", "LightGCN",
-    "TopKPooling", "SAGPooling", "EdgePooling", "ASAPooling", "PANPooling", "MemPooling",
+    "TopKPooling", "SAGPooling", "EdgePooling", "ASAPooling", "MemPooling",
     "global_pools", "SoftmaxAggregation", "PowerMeanAggregation", "MultiAggregation", "Set2Set",
     "AttentionalAggregation", "SortAggregation", "GRUAggregation", "LSTMAggregation",
     "SetTransformerAggregation", "GraphMultisetTransformer", "MLPAggregation", "VarAggregation",
@@ -77,12 +78,26 @@ PYG = (
 def catalog() -> list[str]:
     """Every model id, ``library/name``, in a fixed order."""
     return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
-            + [f"torch_geometric/{n}" for n in PYG])
+            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()])
+
+
+def kornia_names() -> list[str]:
+    """kornia's model names, read from its builders' table without importing torch."""
+    import ast
+
+    tree = ast.parse((Path(__file__).with_name("gt_kornia.py")).read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "AUGMENTATIONS":
+            names += [f"aug.{k.value}" for k in node.value.keys]
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "update":
+            names += [k.value for k in node.args[0].keys]
+    return names
 
 
 QUICK = ("diffusers/unet_2d", "diffusers/flux", "timm/resnet18", "timm/vit_tiny_patch16_224",
          "timm/sequencer2d_s", "torch_geometric/GCNConv", "torch_geometric/GAT",
-         "torch_geometric/TopKPooling", "torch_geometric/Set2Set", "torch_geometric/GraphNorm")
+         "torch_geometric/TopKPooling", "torch_geometric/Set2Set", "kornia/aug.RandomAffine")
 
 
 def package_of(library: str) -> str:
@@ -97,7 +112,7 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     torch.manual_seed(0)
     library, name = model_id.split("/", 1)
     builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
-        "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg,
+        "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia,
     }[library]
     return builder(name)
 
@@ -145,6 +160,12 @@ def _diffusers(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     from gt_diffusers import EXTRA
 
     return EXTRA[name]()
+
+
+def _kornia(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    from gt_kornia import BUILDERS
+
+    return BUILDERS[name]()
 
 
 def _pyg(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:

@@ -146,7 +146,6 @@ BUILDERS: dict[str, Callable[[], Built]] = {
     "SAGPooling": lambda: (_Pool(g.SAGPooling(F, ratio=0.5)), (X, EI, B), {}),
     "EdgePooling": lambda: (_Pool(g.EdgePooling(F)), (X, EI, B), {}),
     "ASAPooling": lambda: (_Pool(g.ASAPooling(F, ratio=0.5)), (X, EI, B), {}),
-    "PANPooling": lambda: (_PanPool(), (X, EI), {}),
     "MemPooling": lambda: (g.MemPooling(F, H, heads=2, num_clusters=3), (X, B), {}),
     "global_pools": lambda: (_GlobalPools(), (X, B), {}),
     "SoftmaxAggregation": lambda: (g.aggr.SoftmaxAggregation(learn=True), (X, B), {}),
@@ -184,15 +183,3 @@ class _GAE(nn.Module):
         z = self.gae.encode(x, edge_index)
         return self.gae.recon_loss(z, edge_index)
 
-
-class _PanPool(nn.Module):
-    """PANConv followed by PANPooling, the pair the layer is designed for."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = g.PANConv(F, H, filter_size=2)
-        self.pool = g.PANPooling(H, ratio=0.5)
-
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> Any:
-        x, m = self.conv(x, edge_index)
-        return self.pool(x, m)
