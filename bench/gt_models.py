@@ -72,6 +72,15 @@ PYG = (
     "SetTransformerAggregation", "GraphMultisetTransformer", "MLPAggregation", "VarAggregation",
     "BatchNorm", "LayerNorm", "GraphNorm", "InstanceNorm", "PairNorm", "DiffGroupNorm", "MessageNorm",
     "GraphSizeNorm", "MeanSubtractionNorm",
+    "utils.to_dense_batch", "utils.to_dense_adj", "utils.dense_to_sparse", "utils.dropout_edge",
+    "utils.dropout_node", "utils.subgraph", "utils.k_hop_subgraph", "utils.remove_self_loops",
+    "utils.add_remaining_self_loops", "utils.segregate_self_loops", "utils.coalesce", "utils.sort_edge_index",
+    "utils.to_undirected", "utils.is_undirected", "utils.contains_isolated_nodes", "utils.remove_isolated_nodes",
+    "utils.get_laplacian", "utils.softmax", "utils.degree", "utils.unbatch", "utils.unbatch_edge_index",
+    "utils.one_hot", "utils.homophily", "utils.mask_feature", "utils.add_random_edge", "utils.negative_sampling",
+    "utils.batched_negative_sampling", "utils.structured_negative_sampling", "utils.shuffle_node",
+    "utils.index_to_mask", "utils.mask_to_index", "utils.normalized_cut", "utils.scatter_max",
+    "utils.group_argsort", "utils.cumsum",
 )
 
 

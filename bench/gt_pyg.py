@@ -183,3 +183,64 @@ class _GAE(nn.Module):
         z = self.gae.encode(x, edge_index)
         return self.gae.recon_loss(z, edge_index)
 
+
+
+class _Call(nn.Module):
+    """A library function under a module's interface (``train`` / ``eval``, no parameters)."""
+
+    def __init__(self, function: Callable[..., Any], **static: Any) -> None:
+        super().__init__()
+        self.function = function
+        self.static = static
+
+    def forward(self, *args: Any) -> Any:
+        return self.function(*args, **self.static)
+
+
+def _util(name: str, *args: Any, **static: Any) -> Callable[[], Built]:
+    def build() -> Built:
+        import torch_geometric.utils as U
+
+        return _Call(getattr(U, name), **static), args, {}
+    return build
+
+
+# Graph utilities a model's forward calls (the break-rich part of the library): each compiled alone.
+UTILS: dict[str, Callable[[], Built]] = {
+    "utils.to_dense_batch": _util("to_dense_batch", X, B),
+    "utils.to_dense_adj": _util("to_dense_adj", EI, B),
+    "utils.dense_to_sparse": _util("dense_to_sparse", torch.rand(2, 4, 4)),
+    "utils.dropout_edge": _util("dropout_edge", EI, p=0.3),
+    "utils.dropout_node": _util("dropout_node", EI, p=0.3),
+    "utils.subgraph": _util("subgraph", torch.arange(6), EI),
+    "utils.k_hop_subgraph": _util("k_hop_subgraph", torch.tensor([0]), 2, EI),
+    "utils.remove_self_loops": _util("remove_self_loops", EI, EW),
+    "utils.add_remaining_self_loops": _util("add_remaining_self_loops", EI, EW),
+    "utils.segregate_self_loops": _util("segregate_self_loops", EI),
+    "utils.coalesce": _util("coalesce", EI, EW),
+    "utils.sort_edge_index": _util("sort_edge_index", EI),
+    "utils.to_undirected": _util("to_undirected", EI),
+    "utils.is_undirected": _util("is_undirected", EI),
+    "utils.contains_isolated_nodes": _util("contains_isolated_nodes", EI),
+    "utils.remove_isolated_nodes": _util("remove_isolated_nodes", EI),
+    "utils.get_laplacian": _util("get_laplacian", EI, EW, normalization="sym"),
+    "utils.softmax": _util("softmax", EW, EI[1]),
+    "utils.degree": _util("degree", EI[0]),
+    "utils.unbatch": _util("unbatch", X, B),
+    "utils.unbatch_edge_index": _util("unbatch_edge_index", EI, B),
+    "utils.one_hot": _util("one_hot", ET),
+    "utils.homophily": _util("homophily", EI, ET[:N] if E >= N else ET),
+    "utils.mask_feature": _util("mask_feature", X, p=0.3),
+    "utils.add_random_edge": _util("add_random_edge", EI, p=0.3),
+    "utils.negative_sampling": _util("negative_sampling", EI),
+    "utils.batched_negative_sampling": _util("batched_negative_sampling", EI, B),
+    "utils.structured_negative_sampling": _util("structured_negative_sampling", EI),
+    "utils.shuffle_node": _util("shuffle_node", X, B),
+    "utils.index_to_mask": _util("index_to_mask", torch.tensor([1, 3, 5])),
+    "utils.mask_to_index": _util("mask_to_index", torch.arange(N) % 2 == 0),
+    "utils.normalized_cut": _util("normalized_cut", EI, EW),
+    "utils.scatter_max": _util("scatter", X, B, reduce="max"),
+    "utils.group_argsort": _util("group_argsort", EW, EI[0]),
+    "utils.cumsum": _util("cumsum", EW),
+}
+BUILDERS.update(UTILS)
