@@ -1,0 +1,183 @@
+"""Ground-truth bench, the model catalogue: which real models are built, and how, at tiny sizes.
+
+``catalog()`` names every model as ``library/name`` without importing torch, so the driver
+(``groundtruth.py``) can filter and schedule them cheaply. ``build(model_id)`` runs inside a worker
+process (``gt_worker.py``) and returns ``(module, args, kwargs)``: a freshly constructed model with
+random weights (nothing is downloaded) and example inputs small enough for a CPU.
+
+Libraries: ``diffusers`` (the eight factories of ``fixtures/diffusers/tiny_models.py`` plus a few
+more configurations), ``timm`` (``timm.create_model(name, pretrained=False)`` at each model's own
+input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
+random graph: the break-rich corpus) and ``kornia`` (augmentations, filters, local features:
+break-rich too; speechbrain needs a torchaudio that the index lacks for torch 2.13).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each name is one architecture family's smallest variant that timm ships.
+TIMM = (
+    "resnet18", "resnet26d", "resnext26ts", "seresnext26d_32x4d", "regnetx_002", "regnety_002",
+    "efficientnet_b0", "mobilenetv2_050", "mobilenetv3_small_050", "mobilenetv4_conv_small",
+    "mnasnet_050", "ghostnet_050", "ghostnetv2_100", "densenet121", "dla34", "dpn48b",
+    "hrnet_w18_small", "cspresnet50", "cspdarknet53", "ese_vovnet19b_dw", "rexnet_100", "lcnet_050",
+    "fbnetc_100", "convnext_atto", "convnextv2_atto", "efficientformer_l1", "efficientformerv2_s0",
+    "levit_128s", "mobilevit_xxs", "mobilevitv2_050", "edgenext_xx_small", "poolformer_s12",
+    "inception_v3", "res2net50_14w_8s", "resnest14d", "selecsls42b", "skresnet18", "nf_resnet26",
+    "repvgg_a0", "mobileone_s0", "fastvit_t8", "repvit_m1", "efficientvit_b0", "efficientvit_m0",
+    "hgnet_tiny", "hgnetv2_b0", "inception_next_atto", "starnet_s050", "tiny_vit_5m_224",
+    "vit_tiny_patch16_224", "deit_tiny_patch16_224", "eva02_tiny_patch14_224", "cait_xxs24_224",
+    "xcit_nano_12_p16_224", "crossvit_tiny_240", "pit_ti_224", "twins_pcpvt_small", "pvt_v2_b0",
+    "coat_tiny", "coatnet_nano_rw_224", "maxvit_nano_rw_256", "swin_tiny_patch4_window7_224",
+    "swinv2_cr_tiny_ns_224", "focalnet_tiny_srf", "gcvit_xxtiny", "nest_tiny", "sequencer2d_s",
+    "mixer_s32_224", "resmlp_12_224", "gmlp_ti16_224", "convit_tiny", "visformer_tiny",
+    "volo_d1_224", "hiera_tiny_224", "davit_tiny", "mambaout_femto", "beit_base_patch16_224",
+    "deit3_small_patch16_224", "ghostnet_100", "tresnet_m", "xception41", "nextvit_small",
+)
+# ViT-like models built with fewer blocks (tracing time grows with depth; the code is the same).
+TIMM_KWARGS: dict[str, dict[str, Any]] = {
+    "beit_base_patch16_224": {"depth": 2, "embed_dim": 64, "num_heads": 2},
+    "deit3_small_patch16_224": {"depth": 2},
+    "cait_xxs24_224": {"depth": 2},
+    "xcit_nano_12_p16_224": {"depth": 2},
+    "convit_tiny": {"depth": 3},
+    "vit_tiny_patch16_224": {"depth": 2},
+    "deit_tiny_patch16_224": {"depth": 2},
+    "eva02_tiny_patch14_224": {"depth": 2},
+}
+
+DIFFUSERS_FIXTURE = ("unet_2d", "unet_2d_condition", "autoencoder_kl", "flux", "sd3", "pixart", "lumina2", "qwenimage")
+DIFFUSERS_EXTRA = ("vq_model", "unet_1d", "autoencoder_tiny", "dit", "transformer_2d", "prior",
+                   "unet_2d_condition_attn", "controlnet", "sana", "auraflow")
+
+PYG = (
+    "GCNConv", "GATConv", "GATv2Conv", "SAGEConv", "GINConv", "GINEConv", "GraphConv", "ChebConv",
+    "TransformerConv", "TAGConv", "SGConv", "APPNP", "ARMAConv", "EdgeConv", "GENConv", "GeneralConv",
+    "ResGatedGraphConv", "LEConv", "ClusterGCNConv", "FeaStConv", "PointNetConv", "GMMConv", "NNConv",
+    "CGConv", "FiLMConv", "SuperGATConv", "FAConv", "EGConv", "PDNConv", "GatedGraphConv", "MFConv",
+    "HypergraphConv", "LGConv", "SSGConv", "PointTransformerConv", "SimpleConv", "AntiSymmetricConv",
+    "MixHopConv", "RGCNConv", "FastRGCNConv", "RGATConv", "PNAConv", "GCN2Conv", "AGNNConv", "DNAConv",
+    "GPSConv", "WLConvContinuous", "SignedConv",
+    "GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN", "GraphUNet", "AttentiveFP", "LINKX", "PMLP",
+    "LabelPropagation", "DeepGCNLayer", "JumpingKnowledge", "GAE", "MLP", "RECT_L", "LightGCN",
+    "TopKPooling", "SAGPooling", "EdgePooling", "ASAPooling", "MemPooling",
+    "global_pools", "SoftmaxAggregation", "PowerMeanAggregation", "MultiAggregation", "Set2Set",
+    "AttentionalAggregation", "SortAggregation", "GRUAggregation", "LSTMAggregation",
+    "SetTransformerAggregation", "GraphMultisetTransformer", "MLPAggregation", "VarAggregation",
+    "BatchNorm", "LayerNorm", "GraphNorm", "InstanceNorm", "PairNorm", "DiffGroupNorm", "MessageNorm",
+    "GraphSizeNorm", "MeanSubtractionNorm",
+    "utils.to_dense_batch", "utils.to_dense_adj", "utils.dense_to_sparse", "utils.dropout_edge",
+    "utils.dropout_node", "utils.subgraph", "utils.k_hop_subgraph", "utils.remove_self_loops",
+    "utils.add_remaining_self_loops", "utils.segregate_self_loops", "utils.coalesce", "utils.sort_edge_index",
+    "utils.to_undirected", "utils.is_undirected", "utils.contains_isolated_nodes", "utils.remove_isolated_nodes",
+    "utils.get_laplacian", "utils.softmax", "utils.degree", "utils.unbatch", "utils.unbatch_edge_index",
+    "utils.one_hot", "utils.homophily", "utils.mask_feature", "utils.add_random_edge", "utils.negative_sampling",
+    "utils.batched_negative_sampling", "utils.structured_negative_sampling", "utils.shuffle_node",
+    "utils.index_to_mask", "utils.mask_to_index", "utils.normalized_cut", "utils.scatter_max",
+    "utils.group_argsort", "utils.cumsum",
+)
+
+
+def catalog() -> list[str]:
+    """Every model id, ``library/name``, in a fixed order."""
+    return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
+            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()])
+
+
+def kornia_names() -> list[str]:
+    """kornia's model names, read from its builders' table without importing torch."""
+    import ast
+
+    tree = ast.parse((Path(__file__).with_name("gt_kornia.py")).read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "AUGMENTATIONS":
+            names += [f"aug.{k.value}" for k in node.value.keys]
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "update":
+            names += [k.value for k in node.args[0].keys]
+    return names
+
+
+QUICK = ("diffusers/unet_2d", "diffusers/flux", "timm/resnet18", "timm/vit_tiny_patch16_224",
+         "timm/sequencer2d_s", "torch_geometric/GCNConv", "torch_geometric/GAT",
+         "torch_geometric/TopKPooling", "torch_geometric/Set2Set", "kornia/aug.RandomAffine")
+
+
+def package_of(library: str) -> str:
+    """The import name of a library (the folder its installed source lives in)."""
+    return library
+
+
+def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """``(module, args, kwargs)`` for one model id; imports torch and the library."""
+    import torch
+
+    torch.manual_seed(0)
+    library, name = model_id.split("/", 1)
+    builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
+        "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia,
+    }[library]
+    return builder(name)
+
+
+def allow_torchvision_import() -> None:
+    """Let the CUDA build of torchvision (the only one for torch 2.13 on the index) import on a CPU torch.
+
+    Its compiled ops cannot load, and its ``_meta_registrations`` then fails on the two operators it
+    registers unconditionally. Defining their schemas lets the pure-Python parts (what timm imports:
+    transforms, ``FrozenBatchNorm2d``) import; no model here calls a torchvision operator.
+    """
+    import torch
+
+    try:
+        import torchvision  # noqa: F401
+        return
+    except RuntimeError:
+        pass
+    for name in ("nms", "qnms"):
+        try:
+            torch.library.define(f"torchvision::{name}", "(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        except RuntimeError:
+            pass
+    for module in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
+        del sys.modules[module]
+
+
+def _timm(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    import torch
+
+    allow_torchvision_import()
+    import timm
+
+    model = timm.create_model(name, pretrained=False, num_classes=10, **TIMM_KWARGS.get(name, {}))
+    size = model.pretrained_cfg.get("input_size", (3, 224, 224))
+    return model, (torch.randn(2, *size),), {}
+
+
+def _diffusers(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    if name in DIFFUSERS_FIXTURE:
+        sys.path.insert(0, str(ROOT / "fixtures" / "diffusers"))
+        import tiny_models
+
+        return getattr(tiny_models, name)()
+    from gt_diffusers import EXTRA
+
+    return EXTRA[name]()
+
+
+def _kornia(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    from gt_kornia import BUILDERS
+
+    return BUILDERS[name]()
+
+
+def _pyg(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    from gt_pyg import BUILDERS
+
+    return BUILDERS[name]()

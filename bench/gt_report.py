@@ -1,0 +1,171 @@
+"""Ground-truth bench, the summary: model results and static findings in, Markdown tables out.
+
+Collects each library's break sites (the union over its models and both modes; a break with no frame
+in the library is excluded and counted by where it happened), lints the library (``gt_static``),
+scores it (``gt_score``) and renders: per library, per rule, per GB id, the miss categories with
+examples, then every miss and every false positive with its source line, and the models that failed.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from typing import Any
+
+import gt_runner
+import gt_static
+from gt_score import Score, Site, StaticFinding, score
+
+EXAMPLES = 3
+
+
+def _where(path: str) -> str:
+    """Where a break outside the library happened: ``torch/_dynamo``, a package, or the file."""
+    parts = path.split(os.sep)
+    if "site-packages" in parts:
+        rest = parts[parts.index("site-packages") + 1:]
+        return "/".join(rest[:2]) if rest and rest[0] == "torch" else (rest[0] if rest else path)
+    return os.path.basename(path) or "(no frame)"
+
+
+def collect(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per library: its models' results, break sites, traced lines and the breaks outside it."""
+    libraries: dict[str, dict[str, Any]] = {}
+    for model_id, result in results.items():
+        library = model_id.split("/", 1)[0]
+        lib = libraries.setdefault(library, {"models": {}, "sites": {}, "traced": set(),
+                                             "outside": collections.Counter(), "events": 0})
+        lib["models"][model_id] = result
+        for mode, observed in result.get("modes", {}).items():
+            lib["traced"].update((path, line) for path, line in observed["traced"])
+            for brk in observed["breaks"]:
+                lib["events"] += 1
+                if brk["rel"] is None or brk["line"] <= 0:
+                    lib["outside"][(_where(brk["file"]), brk["gb_id"] or "unknown")] += 1
+                    continue
+                site = lib["sites"].setdefault((brk["rel"], brk["line"]), Site(brk["rel"], brk["line"]))
+                if brk["gb_id"]:
+                    site.gb_ids.add(brk["gb_id"])
+                site.reasons.add(brk["reason"])
+                site.models.add(f"{model_id.split('/', 1)[1]}:{mode}")
+    return libraries
+
+
+def _label(sites: list[Site], gb_id: str) -> str:
+    reasons = collections.Counter(r for s in sites if s.gb_id == gb_id for r in s.reasons)
+    return reasons.most_common(1)[0][0][:70].replace("|", "/") if reasons else ""
+
+
+def _site_text(library: str, site: Site) -> str:
+    models = sorted(site.models)
+    shown = ", ".join(models[:2]) + (f" +{len(models) - 2}" if len(models) > 2 else "")
+    code = gt_static.source_line(library, site.path, site.line).replace("|", "\\|")
+    return f"`{site.path}:{site.line}` {site.gb_id} ({shown}): `{code[:100]}`"
+
+
+def _finding_text(library: str, finding: StaticFinding) -> str:
+    code = gt_static.source_line(library, finding.path, finding.line).replace("|", "\\|")
+    return (f"{finding.code} `{finding.path}:{finding.line}` [{finding.confidence}]: `{code[:100]}` "
+            f"({finding.message[:90]})")
+
+
+def render(results: dict[str, dict[str, Any]], command: str) -> str:
+    libraries = collect(results)
+    out = [f"# Ground truth: static dynalint against real graph breaks\n",
+           f"`{command}` on torch {gt_runner.cache_folder().name.removeprefix('torch-')}, CPU, "
+           "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode.\n"]
+    total = Score()
+    scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
+    rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
+            "| outside the library | findings: judged / on untraced lines | recall | precision |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for library, lib in sorted(libraries.items()):
+        static = gt_static.lint(library)
+        result = score(lib["sites"], lib["traced"], static.findings)
+        scored[library] = (result, static)
+        total.merge(result)
+        statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
+        version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
+        graphs = sum(m["graphs"] for r in lib["models"].values() for m in r.get("modes", {}).values())
+        rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "
+                    f"| {len(lib['sites'])} | {sum(lib['outside'].values())} | {result.precision.total} / "
+                    f"{result.unjudged} | {result.recall.shown()} | {result.precision.shown()} |")
+    rows.append(f"| **all** | | {sum(len(l['models']) for l in libraries.values())} models | | | "
+                f"{total.recall.total} | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
+                f"| {total.precision.shown()} |")
+    out += ["## Per library\n", *rows, ""]
+    out += ["Recall: break sites with a finding on their line / break sites. Precision: findings on traced "
+            "lines that are break sites / findings on traced lines. \"Models ok\" excludes models that "
+            "raised under compile in a mode (what was observed before the error still counts).\n"]
+    out += _rules_table(total) + _gb_table(total, libraries) + _miss_categories(scored, libraries)
+    out += _outside(libraries) + _failures(results) + _lists(scored)
+    return "\n".join(out)
+
+
+def _rules_table(total: Score) -> list[str]:
+    rows = ["## Per rule\n", "| rule | judged findings | true (on a break site) | precision | break sites covered |",
+            "|---|---|---|---|---|"]
+    for code in sorted(set(total.per_rule) | set(total.rule_sites)):
+        ratio = total.per_rule.get(code)
+        rows.append(f"| {code} | {ratio.total if ratio else 0} | {ratio.hits if ratio else 0} | "
+                    f"{ratio.shown() if ratio else '-'} | {total.rule_sites.get(code, 0)} |")
+    return rows + [""]
+
+
+def _gb_table(total: Score, libraries: dict[str, dict[str, Any]]) -> list[str]:
+    sites = [s for lib in libraries.values() for s in lib["sites"].values()]
+    rows = ["## Per GB id (recall)\n", "| GB id | Dynamo's reason | break sites | with a finding | recall |",
+            "|---|---|---|---|---|"]
+    for gb_id, ratio in sorted(total.per_gb.items(), key=lambda kv: (-kv[1].total, kv[0])):
+        rows.append(f"| {gb_id} | {_label(sites, gb_id)} | {ratio.total} | {ratio.hits} | {ratio.shown()} |")
+    return rows + [""]
+
+
+def _miss_categories(scored: dict[str, tuple[Score, Any]], libraries: dict[str, dict[str, Any]]) -> list[str]:
+    sites = [s for lib in libraries.values() for s in lib["sites"].values()]
+    misses = [(library, site) for library, (result, _) in scored.items() for site in result.misses]
+    by_gb = collections.defaultdict(list)
+    for library, site in misses:
+        by_gb[site.gb_id].append((library, site))
+    rows = ["## Top miss categories\n"]
+    for gb_id, group in sorted(by_gb.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:12]:
+        per_lib = collections.Counter(library for library, _ in group)
+        split = ", ".join(f"{lib} {n}" for lib, n in per_lib.most_common())
+        rows.append(f"- **{gb_id}** {_label(sites, gb_id)}: {len(group)} missed sites ({split})")
+        for library, site in group[:EXAMPLES]:
+            rows.append(f"  - {library}: {_site_text(library, site)}")
+    return rows + [""]
+
+
+def _outside(libraries: dict[str, dict[str, Any]]) -> list[str]:
+    rows = ["## Breaks with no frame in the library (excluded from scoring)\n"]
+    for library, lib in sorted(libraries.items()):
+        if lib["outside"]:
+            shown = ", ".join(f"{where} {gb} ×{n}" for (where, gb), n in lib["outside"].most_common(8))
+            rows.append(f"- {library}: {sum(lib['outside'].values())} break events: {shown}")
+    return rows + ["" if len(rows) > 1 else "none\n"]
+
+
+def _failures(results: dict[str, dict[str, Any]]) -> list[str]:
+    rows = ["## Models that did not run cleanly\n"]
+    for model_id, result in sorted(results.items()):
+        status = gt_runner.status(result)
+        if status == "ok":
+            continue
+        detail = result.get("build_error") or result.get("crash") or (
+            f"{result['timeout']:.0f} s" if "timeout" in result else "; ".join(
+                f"{mode}: {m['error']}" for mode, m in result.get("modes", {}).items() if m.get("error")))
+        rows.append(f"- `{model_id}` {status}: {str(detail).splitlines()[-1][:200] if detail else ''}")
+    return rows + ["" if len(rows) > 1 else "none\n"]
+
+
+def _lists(scored: dict[str, tuple[Score, Any]]) -> list[str]:
+    rows = ["## Every miss\n"]
+    for library, (result, _) in sorted(scored.items()):
+        rows.append(f"### {library}: {len(result.misses)} missed break sites\n")
+        rows += [f"- {_site_text(library, site)}" for site in result.misses] + [""]
+    rows.append("## Every false positive (traced, no break on the line)\n")
+    for library, (result, _) in sorted(scored.items()):
+        rows.append(f"### {library}: {len(result.false_positives)} false positives\n")
+        rows += [f"- {_finding_text(library, f)}" for f in result.false_positives] + [""]
+    return rows

@@ -1,0 +1,74 @@
+"""Ground-truth bench, the static side: dynalint over a library's installed source, in process.
+
+The installed package is copied out of ``site-packages`` (which dynalint, like other linters, skips)
+into ``~/.cache/dynalint-bench/src/<library>-<version>/`` and linted whole with the default settings,
+``likely`` findings included: a library has no compile sites of its own, so its findings come from
+``forward`` methods and what they call. Findings of dynalint's own diagnostics (DYN9xx) and of rules
+whose hazard is not a graph break (recompiles) are returned apart, since Dynamo's break log cannot
+judge them. No torch is imported here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import metadata, util
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from dynalint import registry  # noqa: E402
+from dynalint.api import lint_paths  # noqa: E402
+from dynalint.config import Config  # noqa: E402
+from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
+
+from gt_score import StaticFinding  # noqa: E402
+
+SOURCES = Path.home() / ".cache" / "dynalint-bench" / "src"
+
+
+@dataclass
+class StaticResult:
+    findings: list[StaticFinding] = field(default_factory=list)  # break rules only
+    other: list[StaticFinding] = field(default_factory=list)  # DYN9xx and non-break hazards
+    files: int = 0
+    seconds: float = 0.0
+
+
+def source_copy(package: str) -> Path:
+    """A copy of the installed ``package`` outside ``site-packages`` (made once per version)."""
+    spec = util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"{package} is not installed")
+    installed = Path(list(spec.submodule_search_locations)[0])
+    version = metadata.version(package.replace("_", "-"))
+    target = SOURCES / f"{package}-{version}" / package
+    if not target.is_dir():
+        shutil.copytree(installed, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+    return target
+
+
+def lint(package: str) -> StaticResult:
+    folder = source_copy(package)
+    started = time.perf_counter()
+    result = lint_paths([str(folder)], Config())
+    out = StaticResult(files=result.files_checked, seconds=round(time.perf_counter() - started, 1))
+    for finding in result.findings:
+        path = Path(finding.filename).resolve().relative_to(folder.resolve()).as_posix()
+        static = StaticFinding(finding.code, path, finding.start.line, finding.end.line, finding.message,
+                               finding.confidence.value)
+        rule = registry.lookup(finding.code)
+        breaks = rule is not None and rule.hazard in BREAK_HAZARDS and not finding.code.startswith("DYN9")
+        (out.findings if breaks else out.other).append(static)
+    return out
+
+
+def source_line(package: str, path: str, line: int) -> str:
+    """The stripped text of ``path:line`` in the copied source (empty when out of range)."""
+    try:
+        lines = (source_copy(package) / path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
