@@ -45,6 +45,9 @@ class LintContext:
         # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
         self._narrowed: dict[int, tuple[str, Kind]] = {}
         self._saved: dict[int, Kind | None] = {}
+        # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
+        self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
+        self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -118,6 +121,8 @@ class LintContext:
         if isinstance(node, cst.If):
             self._mark_uncompiled_branch(node)
             self._narrow(node)
+            self._branches[id(node)] = (dict(self.values.env), None)
+            self._body_of[id(node.body)] = id(node)
         elif isinstance(node, (cst.IndentedBlock, cst.Module)):
             after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
@@ -135,6 +140,10 @@ class LintContext:
                 self.values.env.pop(name, None)
             else:
                 self.values.env[name] = previous
+        if id(node) in self._body_of:
+            self._end_of_body(self._body_of.pop(id(node)))
+        elif id(node) in self._branches:
+            self._join_branches(self._branches.pop(id(node)))
         if isinstance(node, (cst.ClassDef, cst.FunctionDef)) or id(node) in self._uncompiled_blocks:
             self._stack.pop()
         elif isinstance(node, cst.Assign):
@@ -151,6 +160,24 @@ class LintContext:
             self.values.bind(node.target, node.value)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             self.values.bind(node.asname.name, None, Kind.UNKNOWN)
+
+    def _end_of_body(self, statement: int) -> None:
+        """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
+        before, _ = self._branches[statement]
+        self._branches[statement] = (before, dict(self.values.env))
+        self.values.env.clear()
+        self.values.env.update(before)
+
+    def _join_branches(self, branches: tuple[dict[str, Kind], dict[str, Kind] | None]) -> None:
+        """After an ``if``, a name holds what either branch bound: the larger kind (a tensor on one path is a tensor)."""
+        _, body = branches
+        if body is None:
+            return
+        other = self.values.env
+        joined = {name: max(body.get(name, other.get(name, Kind.UNKNOWN)), other.get(name, body.get(name, Kind.UNKNOWN)))
+                  for name in {*body, *other}}
+        other.clear()
+        other.update(joined)
 
     def _enter_function(self, node: cst.FunctionDef, top: _Frame) -> None:
         qualname = _join(top.qualname, node.name.value)

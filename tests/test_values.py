@@ -208,3 +208,35 @@ def test_attributes_built_by_non_tensor_torch_calls_are_not_tensors() -> None:
     """)
     findings = lint_source(source, "m.py", Config(select=("DYN102",)))
     assert [f.start.line for f in findings] == [14]  # the buffer, not the device
+
+
+BRANCHES = """
+import torch
+from torch import Tensor
+
+
+def convert(x):
+    return x
+
+
+@torch.compile
+def keep_loops(edge_index: Tensor, sparse: bool, guidance: Tensor = None):
+    if sparse:
+        edge_index = convert(edge_index)  # an in-tree helper of unknown result: not a tensor for sure
+    mask = edge_index[0] != edge_index[1]
+    edge_index = edge_index[:, mask]
+    if guidance is not None:
+        guidance = guidance.float()
+    else:
+        guidance = None
+    if guidance:
+        edge_index = edge_index + 1
+    return edge_index
+"""
+
+
+def test_after_an_if_a_name_holds_what_either_branch_bound() -> None:
+    """A rebinding in one branch does not erase what the other path holds: a tensor on one path is a tensor."""
+    found = {(f.start.line, f.code) for f in lint_source(textwrap.dedent(BRANCHES), "branches.py")}
+    assert (15, "DYN105") in found  # the mask still indexes a tensor on the path that skipped ``convert``
+    assert (20, "DYN102") in found  # ``guidance`` is a tensor when it was given, whatever ``else`` set
