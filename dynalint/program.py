@@ -195,6 +195,13 @@ class Program:
             return None
         return self.method(class_qualified, "forward")
 
+    def module_call(self, class_qualified: str | None) -> list[str]:
+        """What calling an instance of an ``nn.Module`` class runs: its own ``__call__`` where the tree
+        defines one (it usually ends in ``super().__call__``), and its ``forward``."""
+        if class_qualified is None or not self.is_module_class(class_qualified):
+            return []
+        return [f for f in (self.method(class_qualified, "__call__"), self.method(class_qualified, "forward")) if f]
+
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
         held = self.attribute_types(class_qualified).get(attr)
@@ -264,7 +271,7 @@ class Program:
             held = self.attribute_classes(own_class, parts[1])
             if len(parts) == 2:
                 if held:
-                    return [f for f in map(self.forward, held) if f]
+                    return [f for cls in held for f in self.module_call(cls)]
                 found = self.method(own_class, parts[1])
                 return [found] if found else []
             return [f for f in (self.method(c, parts[2]) for c in held) if f]
@@ -274,12 +281,12 @@ class Program:
                 return [nested]
             if callee in function.loop_containers and own_class:
                 held = self.attribute_classes(own_class, function.loop_containers[callee])
-                return [f for f in map(self.forward, held) if f]
+                return [f for cls in held for f in self.module_call(cls)]
             local_type = function.local_types.get(callee) or module.module_types.get(callee)
             if local_type:
-                forward = self.forward(self.instance_class(module, local_type))
-                if forward:
-                    return [forward]
+                called = self.module_call(self.instance_class(module, local_type))
+                if called:
+                    return called
         if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
             written = function.local_types.get(parts[0]) or module.module_types[parts[0]]
             cls = self.instance_class(module, written)

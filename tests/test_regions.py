@@ -326,3 +326,34 @@ def test_compiled_factory_result_is_known(factory: str) -> None:
     (finding,) = lint(source)
     assert finding.confidence is Confidence.CERTAIN
     assert finding.region is not None and "torch.compile(build())" in finding.region.describe()
+
+
+def test_calling_a_sub_module_runs_its_own_call_method_as_well_as_forward() -> None:
+    """PyG's aggregations override ``__call__`` (then call ``super().__call__``): Dynamo traces both."""
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Aggregation(nn.Module):
+            def __call__(self, x, index: torch.Tensor):
+                print("aggregating")
+                return super().__call__(x, index, 3)
+
+            def forward(self, x, index, size):
+                print(size)
+                return x
+
+
+        class Conv(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.aggr = Aggregation()
+
+            def forward(self, x, index):
+                return self.aggr(x, index)
+
+
+        model = torch.compile(Conv())
+    """
+    assert flagged_lines(source) == {8, 12}
