@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, cache, catalog, listing, nearest, parallel, registry
+from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, registry
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
@@ -31,8 +31,8 @@ class _DefaultToCheck(click.Group):
     """A group whose first argument, when it is not a subcommand, starts ``check``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] in self.commands and args[0] != "check" and os.path.isdir(args[0]):
-            # The subcommand wins, as it always has; the folder of that name is one word away.
+        if args and args[0] in self.commands and args[0] != "check" and files.holds_python(Path(args[0])):
+            # The subcommand wins, as it always has; a folder of that name with code in it is one word away.
             click.echo(f"dynalint: hint: `{args[0]}` is a subcommand; to lint the folder use "
                        f"`dynalint check {args[0]}`", err=True)
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):

@@ -212,7 +212,7 @@ def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) ->
                 continue  # git's business, not an exclusion of the user's source: not counted as skipped
             if not _skipped(here / name, root, config):
                 kept.append(name)
-            elif _holds_python(here / name):
+            elif holds_python(here / name):
                 found.skipped.append(display_name(here / name))
         subdirectories[:] = kept
         for name in sorted(filenames):
@@ -233,7 +233,8 @@ def _skipped(path: Path, root: Path, config: Config) -> bool:
     return is_excluded(path, config, base=root, parents_checked=True) or (bool(configured) and is_excluded(path, config))
 
 
-def _holds_python(folder: Path) -> bool:
+def holds_python(folder: Path) -> bool:
+    """Whether ``folder`` (a folder, else false) holds a Python file at any depth; stops at the first."""
     for _, _, filenames in os.walk(folder):
         if any(name.endswith(PYTHON_SUFFIXES) for name in filenames):
             return True

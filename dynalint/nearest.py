@@ -38,16 +38,19 @@ class ConfigTree:
         """The config for the files of ``folder`` (a resolved path)."""
         if self.fixed:
             return self.base
-        known = self._by_folder.get(folder)
-        if known is not None:
-            return known
-        if config_module.declares_dynalint(folder):
-            found = self._load(folder / "pyproject.toml")
-        elif folder.parent == folder:
-            found = self.base
-        else:
-            found = self.for_folder(folder.parent)
-        self._by_folder[folder] = found
+        unanswered: list[Path] = []
+        found: Config | None = None
+        for candidate in (folder, *folder.parents):  # a loop, not recursion: trees can be deep
+            found = self._by_folder.get(candidate)
+            if found is not None:
+                break
+            unanswered.append(candidate)
+            if config_module.declares_dynalint(candidate):
+                found = self._load(candidate / "pyproject.toml")
+                break
+        found = found or self.base
+        for candidate in unanswered:
+            self._by_folder[candidate] = found
         return found
 
     def _load(self, source: Path) -> Config:

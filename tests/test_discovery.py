@@ -329,7 +329,13 @@ def test_a_folder_named_like_a_subcommand_gets_a_hint(
     assert _found(_check(tmp_path, monkeypatch, command)) == {(f"{command}/m.py", "DYN201")}
 
 
-def test_no_hint_without_such_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("folder", [None, "rules/DYN201-print-call.md"])
+def test_no_hint_without_such_a_folder_of_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str | None
+) -> None:
+    # dynalint's own repository has a rules/ folder of Markdown pages: nothing there to lint.
+    if folder:
+        _write(tmp_path, {folder: "# page\n"})
     result = _run(tmp_path, monkeypatch, "rules")
     assert result.exit_code == 0 and "hint" not in result.stderr and "DYN201" in result.stdout
 
