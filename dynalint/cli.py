@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, registry
+from dynalint import baseline as findings_baseline
 from dynalint.checks import ALL_RULES
 from dynalint.config import Config, ConfigError, load
 from dynalint.diagnostics import ALL_DIAGNOSTICS
@@ -79,7 +80,9 @@ def main() -> None:
 @click.option("--census-out", type=click.Path(dir_okay=False, path_type=Path),
               help="With --verify: write the per-function break census as JSON.")
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="With --verify: exit 1 when any function has more breaks or graphs than in this census.")
+              help="Report only findings this baseline does not hold (with --verify: a break census to gate on).")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record this run's findings as the baseline, and exit 0.")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -100,6 +103,7 @@ def check(
     verify_timeout: float | None,
     census_out: Path | None,
     baseline: Path | None,
+    write_baseline: Path | None,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
     paths = paths or ((api.STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
@@ -137,8 +141,8 @@ def check(
     except Exception:  # an engine bug outside every per-file guard: say so plainly and exit 2, never 0
         click.echo(f"dynalint {__version__}: internal error, please report it:\n" + traceback.format_exc(), err=True)
         sys.exit(EXIT_ERROR)
-    if (census_out or baseline) and not verify:
-        click.echo("dynalint: error: --census-out and --baseline need --verify", err=True)
+    if census_out and not verify:
+        click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
     if verify and len(grouped.configs) > 1:
         sources = ", ".join(str(c.source or "defaults") for c in grouped.configs)
@@ -148,6 +152,13 @@ def check(
     if not quiet:
         for warning in result.warnings:
             click.echo(f"dynalint: warning: {warning}", err=True)
+    if write_baseline is not None:
+        written = findings_baseline.write(result.findings, write_baseline)
+        click.echo(f"Wrote {written} findings to the baseline {write_baseline}", err=True)
+        sys.exit(EXIT_CLEAN)
+    if baseline is not None and not verify:
+        result.findings = _without_baseline(result.findings, baseline, quiet)
+        baseline = None  # the findings left are the new ones: they decide the exit code as usual
     gate_failed = False
     if verify:
         result.findings, gate_failed = _verify(
@@ -163,6 +174,19 @@ def check(
     if not quiet:
         click.echo(summary(result.findings, result.files_checked, result.skipped), err=True)
     sys.exit(status)
+
+
+def _without_baseline(findings: list, path: Path, quiet: bool) -> list:
+    """The findings a static baseline does not hold; says how many it held and how many are gone."""
+    try:
+        outcome = findings_baseline.apply(findings, findings_baseline.load(path))
+    except findings_baseline.BaselineError as error:
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if not quiet:
+        click.echo(f"baseline {path}: {outcome.known} known findings not shown, {len(outcome.new)} new, "
+                   f"{outcome.gone} recorded ones gone", err=True)
+    return outcome.new
 
 
 def _positive_seconds(value: float | None) -> float | None:

@@ -25,7 +25,7 @@ LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
 KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
-     "respect-gitignore"}
+     "respect-gitignore", "census-paths"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -57,6 +57,8 @@ class Config:
     max_file_seconds: float = 60.0
     cache_dir: Path | None = None  # None: ``.dynalint_cache`` in the project root
     respect_gitignore: bool = True  # skip what git ignores when walking folders (inside a git work tree)
+    # The pytest plugin blames breaks on files under these (relative to the config file); none: its folder.
+    census_paths: tuple[str, ...] = ()
 
     @property
     def cache_folder(self) -> Path:
@@ -163,6 +165,7 @@ def parse(table: object, path: Path) -> Config:
         per_file_ignores=tuple(per_file),
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
+        census_paths=_string_list(table["census-paths"], "census-paths", where) if "census-paths" in table else (),
     )
 
 

@@ -1,8 +1,9 @@
 """Verify stage, the break census: per compiled function, what real Dynamo produced; and the gate.
 
 ``census(jobs, results)`` -> ``{function: {graphs, breaks, break_sites, skipped_frames, recompiles,
-seconds, status}}``, written by ``--census-out``. ``compare(current, baseline)`` says which functions
-got worse (more breaks or more graphs than the baseline, or breaks in a function the baseline does
+seconds, status}}``, written by ``--census-out`` (the pytest plugin writes the same shape from a test
+run, through ``testrun.py``). ``compare(current, baseline)`` says which functions got worse (break
+sites the baseline lacks, more breaks, graphs or recompiles than it, or breaks in a function it does
 not hold: exit 1, naming the new break sites) and which got better. No torch here.
 """
 
@@ -63,8 +64,13 @@ class Comparison:
 
 
 def compare(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> Comparison:
-    """Functions with more breaks or graphs than their baseline (none when absent from it) are
-    regressions; fewer are improvements."""
+    """Functions with break sites their baseline lacks, or more breaks, graphs or recompiles than it
+    (none when absent from it), are regressions; ones that lost sites or counts are improvements.
+
+    A site moving (one break fixed, another added) is a regression: the new site was never accepted.
+    Census entries written by the pytest plugin name the tests behind each new site; the comparison
+    is otherwise the same for both writers.
+    """
     outcome = Comparison()
     before_all = baseline.get("functions", {})
     for name, now in sorted(current.get("functions", {}).items()):
@@ -72,27 +78,51 @@ def compare(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> Comparis
         if before is None:
             # The census holds only functions with findings: one missing from the baseline had no
             # break then (or did not exist), so any break it has now is new.
-            if now["status"] == "ran" and now["breaks"]:
+            if now["status"] == "ran" and (now["breaks"] or now.get("recompiles")):
                 outcome.regressions.append(
-                    f"{name}: breaks 0 -> {now['breaks']} (not in the baseline); "
-                    f"new break sites: {', '.join(now['break_sites'])}"
+                    f"{name}: breaks 0 -> {now['breaks']}" + _recompiles(0, now) + " (not in the baseline)"
+                    + (f"; new break sites: {_sites(now['break_sites'], now)}" if now["break_sites"] else "")
+                    + _recompile_tests(now, 0)
                 )
             continue
         if now["status"] != "ran" or before.get("status") != "ran":
             continue
         new_sites = sorted(set(now["break_sites"]) - set(before.get("break_sites", ())))
         gone_sites = sorted(set(before.get("break_sites", ())) - set(now["break_sites"]))
-        if now["breaks"] > before["breaks"] or now["graphs"] > before["graphs"]:
+        counts = (now["breaks"], now["graphs"], now.get("recompiles", 0))
+        previous = (before["breaks"], before["graphs"], before.get("recompiles", 0))
+        change = (f"{name}: breaks {before['breaks']} -> {now['breaks']}, graphs {before['graphs']} -> {now['graphs']}"
+                  + _recompiles(before.get("recompiles", 0), now))
+        if new_sites or any(n > p for n, p in zip(counts, previous)):
             outcome.regressions.append(
-                f"{name}: breaks {before['breaks']} -> {now['breaks']}, graphs {before['graphs']} -> {now['graphs']}"
-                + (f"; new break sites: {', '.join(new_sites)}" if new_sites else "")
+                change + (f"; new break sites: {_sites(new_sites, now)}" if new_sites else "")
+                + _recompile_tests(now, before.get("recompiles", 0))
             )
-        elif now["breaks"] < before["breaks"] or now["graphs"] < before["graphs"]:
-            outcome.improvements.append(
-                f"{name}: breaks {before['breaks']} -> {now['breaks']}, graphs {before['graphs']} -> {now['graphs']}"
-                + (f"; fixed: {', '.join(gone_sites)}" if gone_sites else "")
-            )
+        elif gone_sites or any(n < p for n, p in zip(counts, previous)):
+            outcome.improvements.append(change + (f"; fixed: {', '.join(gone_sites)}" if gone_sites else ""))
     return outcome
+
+
+def _recompiles(before: int, now: Mapping[str, Any]) -> str:
+    after = now.get("recompiles", 0)
+    return f", recompiles {before} -> {after}" if after != before else ""
+
+
+def _sites(sites: Sequence[str], entry: Mapping[str, Any]) -> str:
+    """Break sites, each with the tests that hit it when the census knows them (the pytest plugin's)."""
+    details = entry.get("sites", {})
+    return ", ".join(
+        f"{site} (in {', '.join(details[site]['tests'])})" if details.get(site, {}).get("tests") else site
+        for site in sites
+    )
+
+
+def _recompile_tests(entry: Mapping[str, Any], before: int) -> str:
+    """The guards and tests of the recompiles beyond the baseline's count (pytest plugin censuses)."""
+    reasons = entry.get("recompile_reasons") or []
+    if len(reasons) <= before:
+        return ""
+    return "; recompiled: " + ", ".join(f"{r['reason']} (in {r['test']})" for r in reasons[before:])
 
 
 def load(path: Path) -> dict[str, Any]:

@@ -3,8 +3,10 @@
 Breaks are read from the ``graph_breaks`` logging artifact (the only signal that sees every break on
 torch 2.13), each one reduced to an ``ObservedBreak``: a GB id, a one-line reason and the innermost
 frame of the observed file. Traced lines come from the ``trace_source`` artifact, and graphs are
-counted by the one counting backend (``CountingBackend``). Torch is imported lazily, inside functions
-only.
+counted by the one counting backend (``CountingBackend``). ``record_breaks`` watches one worker job
+on a fresh Dynamo; ``watch_breaks`` watches without resetting anything, for the pytest plugin's
+in-process census (``session.py``), placing each break in the project's files it is told about.
+Torch is imported lazily, inside functions only.
 """
 
 from __future__ import annotations
@@ -92,13 +94,19 @@ def _inside(path: str, observed: str) -> bool:
     return path == observed or path.startswith(observed.rstrip(os.sep) + os.sep)
 
 
-def parse_record(text: str, filename: str) -> ObservedBreak:
-    """Turn one ``graph_breaks`` log message into an ObservedBreak."""
+def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = None) -> ObservedBreak:
+    """Turn one ``graph_breaks`` log message into an ObservedBreak.
+
+    The break's line is the innermost frame under ``filename``, or, when ``mine`` is given, the
+    innermost frame of a file ``mine`` accepts (the pytest plugin's census paths).
+    """
     frames = list(_FRAME_RE.finditer(text))
-    mine = [m for m in frames if _inside(m.group("file"), filename)]
+    own = mine or (lambda path: _inside(path, filename))
+    mine_frames = [m for m in frames if own(m.group("file"))]
     func = ""
-    if mine:
-        file, line, func = mine[-1].group("file"), int(mine[-1].group("line")), mine[-1].group("func")
+    if mine_frames:
+        last = mine_frames[-1]
+        file, line, func = last.group("file"), int(last.group("line")), last.group("func")
     else:
         header = _HEADER_RE.search(text)
         if header:
@@ -116,16 +124,17 @@ def parse_record(text: str, filename: str) -> ObservedBreak:
 
 
 class _BreakHandler(logging.Handler):
-    def __init__(self, filename: str, sink: list[ObservedBreak]) -> None:
+    def __init__(self, filename: str, sink: Any, mine: Callable[[str], bool] | None = None) -> None:
         super().__init__(level=logging.DEBUG)
         self.filename = filename
-        self.sink = sink
+        self.sink = sink  # anything with ``append(ObservedBreak)``
+        self.mine = mine
         self.seen: set[tuple[str | None, str]] = set()  # (GB id, "file:line" of the header)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = _record_text(record)
-            brk = parse_record(text, self.filename)
+            brk = parse_record(text, self.filename, self.mine)
             header = _HEADER_RE.search(text)
             key = (brk.gb_id, header.group(0) if header else "")
             if _SUPPRESSED in text and key in self.seen:
@@ -156,22 +165,33 @@ def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
     ``filename`` is the name the observed code was compiled under; a break's
     line is the innermost frame of its user traceback in that file.
     """
+    reset_dynamo()
+    sink: list[ObservedBreak] = []
+    with watch_breaks(sink, filename):
+        yield sink
+
+
+@contextlib.contextmanager
+def watch_breaks(sink: Any, filename: str = "", mine: Callable[[str], bool] | None = None) -> Iterator[None]:
+    """Append every graph break logged inside the block to ``sink``, without resetting Dynamo.
+
+    ``record_breaks`` is this on a fresh Dynamo; the pytest plugin watches a whole test session this
+    way, where forgetting compiled code would change what the user's tests do.
+    """
     import torch._dynamo  # noqa: F401  (registers the artifact loggers)
     import torch._dynamo.convert_frame  # noqa: F401
     import torch._dynamo.exc  # noqa: F401
     import torch._dynamo.symbolic_convert  # noqa: F401
     import torch._dynamo.utils
 
-    reset_dynamo()
     # Dynamo logs a break without its user stack when the innermost frame repeats (every skipped C
     # function ends in the same polyfill line), which would hide a second, distinct break site.
     checker = torch._dynamo.utils.graph_break_dup_warning_checker
     saved_add = checker.add
     checker.add = lambda item: True  # type: ignore[method-assign]
-    sink: list[ObservedBreak] = []
     try:
-        with _artifact("graph_breaks", _BreakHandler(filename, sink)):
-            yield sink
+        with _artifact("graph_breaks", _BreakHandler(filename, sink, mine)):
+            yield
     finally:
         checker.add = saved_add  # type: ignore[method-assign]
 
