@@ -203,12 +203,14 @@ def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) ->
         shown = display_name(Path(error.filename or root))
         found.problems.append(diagnostics.unreadable(shown, f"cannot list the folder: {error.strerror or error}"))
 
+    # A folder named explicitly is walked even when git ignores it; then only its own .gitignore files count.
+    top = real(root) if gitignore.is_ignored(real(root), True) else None
     for directory, subdirectories, filenames in os.walk(root, onerror=unlistable):
         here = Path(directory)
         config = config_for(real(here))
         kept = []
         for name in sorted(subdirectories):
-            if _ignored_by_git(here / name, config, True):
+            if _ignored_by_git(here / name, config, True, top):
                 continue  # git's business, not an exclusion of the user's source: not counted as skipped
             if not _skipped(here / name, root, config):
                 kept.append(name)
@@ -217,15 +219,16 @@ def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) ->
         subdirectories[:] = kept
         for name in sorted(filenames):
             if (name.endswith(PYTHON_SUFFIXES) and not _skipped(here / name, root, config)
-                    and not _ignored_by_git(here / name, config, False)):
+                    and not _ignored_by_git(here / name, config, False, top)):
                 yield here / name
 
 
-def _ignored_by_git(path: Path, config: Config, is_dir: bool | None) -> bool:
-    """In the walk (``is_dir`` known) the folders above were kept already; a named path is judged whole."""
+def _ignored_by_git(path: Path, config: Config, is_dir: bool | None, top: Path | None = None) -> bool:
+    """In the walk (``is_dir`` known) the folders above were kept already; a named path is judged whole.
+    ``top``: the ignored folder the walk was asked for, whose own ``.gitignore`` files alone count."""
     if not config.respect_gitignore:
         return False
-    return gitignore.is_ignored(real(path), is_dir, parents_checked=is_dir is not None)
+    return gitignore.is_ignored(real(path), is_dir, parents_checked=is_dir is not None, top=top)
 
 
 def _skipped(path: Path, root: Path, config: Config) -> bool:

@@ -7,7 +7,10 @@ paths below its own folder, plus ``.git/info/exclude``; a deeper file's verdict 
 one's, and within one file the last matching pattern wins, so ``!keep.py`` re-includes. Matching is
 ``pathspec``'s ``GitIgnoreSpec`` (git's own wildmatch rules); this module only decides which specs
 apply to a path and in what order. A path below an ignored folder is ignored, whatever a deeper
-negation says (git cannot re-include a file whose folder it excludes).
+negation says (git cannot re-include a file whose folder it excludes). A folder named explicitly that
+git ignores is walked as if it were a work tree of its own (only the ``.gitignore`` files inside it
+count), as a file named explicitly is linted: ``dynalint .venv/lib/python3.11/site-packages/torch``
+lints torch even though ``.venv/`` is ignored.
 
 Used by ``files.py`` (the walk, and explicit paths under ``--force-exclude``); ``respect-gitignore =
 false`` in the config turns it off.
@@ -49,26 +52,31 @@ def _verdict(spec: pathspec.GitIgnoreSpec | None, relative: str) -> bool | None:
     return spec.check_file(relative).include
 
 
-def _judged(path: Path, root: Path, is_dir: bool) -> bool:
-    """Whether ``path`` itself is ignored, by the specs of ``root`` and every folder down to its own."""
+def _judged(path: Path, root: Path, is_dir: bool, top: Path | None = None) -> bool:
+    """Whether ``path`` itself is ignored, by the specs of ``top`` (default: ``root``) and every folder
+    down to its own."""
     parts = path.relative_to(root).parts
     suffix = "/" if is_dir else ""
-    ignored: bool | None = _verdict(_spec(root / ".git" / "info", "exclude"), "/".join(parts) + suffix)
-    for depth in range(len(parts)):
+    first = 0 if top is None else len(top.relative_to(root).parts)
+    ignored: bool | None = None if first else _verdict(_spec(root / ".git" / "info", "exclude"), "/".join(parts) + suffix)
+    for depth in range(first, len(parts)):
         verdict = _verdict(_spec(root.joinpath(*parts[:depth])), "/".join(parts[depth:]) + suffix)
         if verdict is not None:
             ignored = verdict
     return bool(ignored)
 
 
-def is_ignored(path: Path, is_dir: bool | None = None, parents_checked: bool = False) -> bool:
-    """Whether git ignores ``path`` (resolved). ``parents_checked``: its folders were found kept already."""
+def is_ignored(path: Path, is_dir: bool | None = None, parents_checked: bool = False, top: Path | None = None) -> bool:
+    """Whether git ignores ``path`` (resolved). ``parents_checked``: its folders were found kept already.
+    ``top``: only the ``.gitignore`` files of this folder (an ignored one named explicitly) and below count."""
     root = work_tree(path.parent)
     if root is None or path == root:
         return False
+    if top is not None and (top == root or root not in (top, *top.parents) or top not in path.parents):
+        top = None
     directory = path.is_dir() if is_dir is None else is_dir
     if parents_checked:
-        return _judged(path, root, directory)
+        return _judged(path, root, directory, top)
     below = path.relative_to(root).parts
     folders = [root.joinpath(*below[:depth]) for depth in range(1, len(below))]
     return any(_judged(folder, root, True) for folder in folders) or _judged(path, root, directory)

@@ -101,6 +101,13 @@ def test_respect_gitignore_must_be_a_boolean(repo: Path, monkeypatch: pytest.Mon
     assert result.exit_code == 2 and "`respect-gitignore` must be true or false" in result.stderr
 
 
+def test_an_ignored_folder_named_explicitly_is_walked_with_its_own_gitignore_only(repo: Path) -> None:
+    # As `dynalint .venv/lib/python3.11/site-packages/torch` must lint torch although `.venv/` is ignored.
+    _write(repo, {"ignored/deep/c.py": PRINT, "ignored/deep/skip.py": PRINT, "ignored/.gitignore": "skip.py\n"})
+    found = files.discover([str(repo / "ignored")], Config(root=repo)).files
+    assert {p.relative_to(repo).as_posix() for p in found} == {"ignored/b.py", "ignored/deep/c.py"}
+
+
 def test_ignored_file_named_explicitly_is_linted_unless_force_exclude(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
