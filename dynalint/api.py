@@ -14,7 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from dynalint import cache, diagnostics, digests, failsafe, files, overlaps, parallel, registry, suppression, versions
+from dynalint import (
+    cache, diagnostics, digests, failsafe, files, newsyntax, overlaps, parallel, registry, suppression, versions,
+)
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
@@ -35,6 +37,7 @@ class LintResult:
     program: Program | None = None  # the linked tree, for ``--verify`` to plan what to compile
     entries: list[Region] = field(default_factory=list)  # compile entry points in the files asked for
     skipped: list[str] = field(default_factory=list)  # excluded folders that hold Python files
+    warnings: list[str] = field(default_factory=list)  # what was not linted and why (non-Python files, ...)
 
 
 @dataclass
@@ -62,8 +65,11 @@ def lint_paths(
     stdin_filename: str | None = None,
     use_cache: bool = False,
     jobs: int = 1,
+    discovered: files.Discovery | None = None,
 ) -> LintResult:
     """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
+
+    ``discovered``: the files of ``paths`` found already (``nearest.py`` walks once for every config).
 
     With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``.
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
@@ -71,7 +77,7 @@ def lint_paths(
     """
     files.forget_paths()
     with _collector_paused():
-        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs)
+        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered)
 
 
 @contextlib.contextmanager
@@ -93,6 +99,7 @@ def _lint_paths(
     stdin_filename: str | None,
     use_cache: bool,
     jobs: int,
+    discovered: files.Discovery | None = None,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
     for raw in paths:
@@ -105,7 +112,7 @@ def _lint_paths(
             )
             inputs.append((source, files.decode(stdin_text or b"", name)))
     on_disk = [p for p in paths if p != STDIN]
-    found = files.discover(on_disk, config, force_exclude)
+    found = discovered if discovered is not None else files.discover(on_disk, config, force_exclude)
     for path in found.files:
         source = files.source_file(path)
         inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
@@ -115,6 +122,7 @@ def _lint_paths(
     result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs)
     store.save()
     result.skipped = found.skipped
+    result.warnings = found.warnings
     result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
                              key=lambda f: f.sort_key)
     return result
@@ -327,7 +335,7 @@ def _parse(text: str, display: str) -> ast.Module | Finding:
     try:
         return ast.parse(text, filename=display)
     except SyntaxError as error:
-        return diagnostics.parse_error(display, error.lineno or 1, error.offset or 1, error.msg or "invalid syntax")
+        return diagnostics.parse_error(display, error.lineno or 1, error.offset or 1, newsyntax.describe(error, text))
     except ValueError as error:  # source text Python refuses outright (a NUL byte after decoding)
         return diagnostics.parse_error(display, 1, 1, str(error))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, cache, catalog, listing, parallel, registry
+from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, registry
 from dynalint import add_noqa as noqa_writer
 from dynalint import baseline as findings_baseline
 from dynalint.checks import ALL_RULES
@@ -33,6 +33,10 @@ class _DefaultToCheck(click.Group):
     """A group whose first argument, when it is not a subcommand, starts ``check``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] in self.commands and args[0] != "check" and files.holds_python(Path(args[0])):
+            # The subcommand wins, as it always has; a folder of that name with code in it is one word away.
+            click.echo(f"dynalint: hint: `{args[0]}` is a subcommand; to lint the folder use "
+                       f"`dynalint check {args[0]}`", err=True)
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
@@ -109,10 +113,11 @@ def check(
     try:
         start = Path(stdin_filename) if stdin_filename and paths == (api.STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())
-        config = config.with_overrides(
+        overrides: dict[str, object] = dict(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
             min_confidence=Confidence(min_confidence) if min_confidence else None,
         )
+        config = config.with_overrides(**overrides)
     except ConfigError as error:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
@@ -124,10 +129,15 @@ def check(
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
     gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
     try:
-        result = api.lint_paths(
-            paths, config, force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
+        grouped = nearest.lint_paths(
+            nearest.ConfigTree(config, overrides, fixed=config_file is not None), paths,
+            force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
             use_cache=not no_cache, jobs=jobs or parallel.default_jobs(),
         )
+        result, config = grouped.result, grouped.configs[0]
+    except ConfigError as error:  # a sub-project's own config, read when the walk reached it
+        click.echo(f"dynalint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         click.echo("dynalint: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -137,6 +147,14 @@ def check(
     if census_out and not verify:
         click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
+    if verify and len(grouped.configs) > 1:
+        sources = ", ".join(str(c.source or "defaults") for c in grouped.configs)
+        click.echo(f"dynalint: error: --verify checks one project at a time; these files use "
+                   f"{len(grouped.configs)} configs ({sources}): run it in each project", err=True)
+        sys.exit(EXIT_ERROR)
+    if not quiet:
+        for warning in result.warnings:
+            click.echo(f"dynalint: warning: {warning}", err=True)
     if add_noqa:
         added = noqa_writer.add_noqa(result.findings)
         for line in added.left:

@@ -25,7 +25,7 @@ LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
 KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
-     "census-paths"}
+     "respect-gitignore", "census-paths"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -56,6 +56,7 @@ class Config:
     max_file_kb: float = 2048.0
     max_file_seconds: float = 60.0
     cache_dir: Path | None = None  # None: ``.dynalint_cache`` in the project root
+    respect_gitignore: bool = True  # skip what git ignores when walking folders (inside a git work tree)
     # The pytest plugin blames breaks on files under these (relative to the config file); none: its folder.
     census_paths: tuple[str, ...] = ()
 
@@ -68,7 +69,8 @@ class Config:
         given = {k: v for k, v in overrides.items() if v is not None}
         for key in ("select", "extend_select", "ignore"):
             if key in given:
-                _check_selectors(key.replace("_", "-"), given[key], "the command line")  # type: ignore[arg-type]
+                option = "--" + key.replace("_", "-")
+                given[key] = _check_selectors(option, given[key], "the command line")  # type: ignore[arg-type]
         return replace(self, **given)
 
 
@@ -78,18 +80,24 @@ def find_pyproject(start: Path) -> Path | None:
     if directory.is_file():
         directory = directory.parent
     for candidate in (directory, *directory.parents):
-        path = candidate / "pyproject.toml"
-        if path.is_file():
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError) as error:
-                raise ConfigError(f"{path}: cannot read the file: {error}") from None
-            except tomllib.TOMLDecodeError as error:
-                # It may hold our settings: guessing the defaults instead would be silent and wrong.
-                raise ConfigError(f"{path}: not valid TOML: {error}") from None
-            if "dynalint" in data.get("tool", {}):
-                return path
+        if declares_dynalint(candidate):
+            return candidate / "pyproject.toml"
     return None
+
+
+def declares_dynalint(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.dynalint]`` table."""
+    path = folder / "pyproject.toml"
+    if not path.is_file():
+        return False
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the file: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        # It may hold our settings: guessing the defaults instead would be silent and wrong.
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    return "dynalint" in data.get("tool", {})
 
 
 def load(config_file: Path | None = None, start: Path | None = None) -> Config:
@@ -124,18 +132,20 @@ def parse(table: object, path: Path) -> Config:
             values[key] = _string_list(table[key], key, where)
     for key in SELECTOR_KEYS:
         if key in values:
-            _check_selectors(key, values[key], where)  # type: ignore[arg-type]
+            values[key] = _check_selectors(f"`{key}`", values[key], where)  # type: ignore[arg-type]
     per_file: list[tuple[str, tuple[str, ...]]] = []
     raw = table.get("per-file-ignores", {})
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
     for pattern, codes in raw.items():
         listed = _string_list(codes, f"per-file-ignores.{pattern}", where)
-        _check_selectors(f"per-file-ignores.{pattern}", listed, where)
-        per_file.append((pattern, listed))
+        per_file.append((pattern, _check_selectors(f"`per-file-ignores.{pattern}`", listed, where, may_be_empty=True)))
     cache_dir = table.get("cache-dir")
     if cache_dir is not None and not (isinstance(cache_dir, str) and cache_dir.strip()):
         raise ConfigError(f"{where}: `cache-dir` must be a folder path (a non-empty string), got {cache_dir!r}")
+    respect_gitignore = table.get("respect-gitignore", True)
+    if not isinstance(respect_gitignore, bool):
+        raise ConfigError(f"{where}: `respect-gitignore` must be true or false, got {respect_gitignore!r}")
     target_torch = table.get("target-torch")
     if target_torch is not None and not (isinstance(target_torch, str) and _VERSION.match(target_torch)):
         raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.13\", got {target_torch!r}")
@@ -145,6 +155,7 @@ def parse(table: object, path: Path) -> Config:
         root=path.parent.resolve(),
         cache_dir=(path.parent.resolve() / cache_dir) if cache_dir is not None else None,
         target_torch=target_torch,
+        respect_gitignore=respect_gitignore,
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
         **_verify_settings(table.get("verify", {}), where),
         source=path,
@@ -227,8 +238,18 @@ def _string_list(value: object, key: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _check_selectors(key: str, selectors: tuple[str, ...], where: str) -> None:
+def _check_selectors(key: str, selectors: tuple[str, ...], where: str, may_be_empty: bool = False) -> tuple[str, ...]:
+    """The selectors with rule names turned into codes; a ``ConfigError`` naming ``key`` for an unknown one.
+
+    An empty ``select`` (``--select ""``, ``select = []``) would switch every rule off without a word, so
+    it is an error; an empty ``ignore`` or ``extend-select`` changes nothing and is allowed.
+    """
+    if not selectors and key.strip("`-") == "select" and not may_be_empty:
+        raise ConfigError(
+            f"{where}: {key} is empty, which would select no rule; name codes (DYN101), prefixes (DYN1), "
+            "rule names (print-call) or ALL"
+        )
     try:
-        registry.check_selectors(selectors)
+        return registry.resolve_selectors(selectors)
     except registry.UnknownSelector as error:
-        raise ConfigError(f"{where}: `{key}` names no rule: {error}") from None
+        raise ConfigError(f"{where}: {key} names no rule: {error}") from None

@@ -1,11 +1,15 @@
 """Files stage: turn the command line's paths into the source files to check, and read them safely.
 
 Folders are walked for ``*.py``; well-known tool and environment folders are skipped, then the
-config's ``exclude`` / ``extend-exclude`` globs. ``build`` and ``dist`` are skipped only when they are
+config's ``exclude`` / ``extend-exclude`` globs, then what git ignores (``gitignore.py``; inside a git
+work tree only, unless ``respect-gitignore = false``). ``build`` and ``dist`` are skipped only when they are
 not Python packages (``myproj/parallel/dist/__init__.py`` is code, not an artefact). Every skipped
 folder that holds Python files is counted, so the run can say what it left out; a folder that cannot
 be listed is a DYN902 diagnostic. Files named explicitly are always checked unless ``--force-exclude``
-is given (pre-commit passes every staged path explicitly).
+is given (pre-commit passes every staged path explicitly), but a file named explicitly that is not
+Python (``README.md``, a notebook) is skipped with a warning, and so is a named folder holding no
+Python file. The walk may take each folder's own config (``config_for``: the nearest one, see
+``nearest.py``), so that a sub-project's ``exclude`` and ``respect-gitignore`` hold below it.
 
 ``read_source`` never raises and never blocks: only regular files are opened (a FIFO, socket or
 device named ``x.py`` is reported, not read), symlink loops and dangling links are reported, a file
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from dynalint import diagnostics
+from dynalint import diagnostics, gitignore
 from dynalint.config import Config
 from dynalint.finding import Finding
 
@@ -65,6 +69,7 @@ def forget_paths() -> None:
     """Start a run without what earlier runs in this process learnt about the file system."""
     _realpath.cache_clear()
     _packages_above.cache_clear()
+    gitignore.forget()
 
 
 @lru_cache(maxsize=None)
@@ -115,6 +120,12 @@ def _below(path: Path, base: Path) -> str | None:
         return None
 
 
+PYTHON_SUFFIXES = (".py", ".pyi")
+# Named explicitly, these are Python too: ``.pyw`` scripts, and files with no suffix that start with
+# a python shebang (what pre-commit's ``types: [python]`` passes).
+_EXPLICIT_SUFFIXES = (*PYTHON_SUFFIXES, ".pyw")
+
+
 @dataclass
 class Discovery:
     """What the files stage found under the paths asked for, and what it left out."""
@@ -122,18 +133,33 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     problems: list[Finding] = field(default_factory=list)  # folders that could not be listed
     skipped: list[str] = field(default_factory=list)  # excluded folders that hold Python files
+    warnings: list[str] = field(default_factory=list)  # one line each, for stderr: what was not linted
 
 
-def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) -> Discovery:
-    """Every ``.py`` file under ``paths``, each once, in a stable order."""
+def discover(
+    paths: Iterable[str], config: Config, force_exclude: bool = False,
+    config_for: Callable[[Path], Config] | None = None,
+) -> Discovery:
+    """Every ``.py`` file under ``paths``, each once, in a stable order.
+
+    ``config_for(folder)`` gives the config that judges a folder's entries (default: ``config``).
+    """
     found = Discovery()
     seen: set[Path] = set()
+    judge = config_for or (lambda folder: config)
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            candidates: Iterable[Path] = _walk(path, config, config.exclude + config.extend_exclude, found)
+            candidates: list[Path] = list(_walk(path, judge, found))
+            if not candidates:
+                found.warnings.append(f"no Python files found under {raw}")
         else:
-            if force_exclude and is_excluded(path, config):
+            local = judge(real(path).parent)
+            if force_exclude and (is_excluded(path, local) or _ignored_by_git(path, local, None)):
+                continue
+            why_not = not_python(path)
+            if why_not:
+                found.warnings.append(f"skipped {raw}: {why_not}")
                 continue
             candidates = [path]
         for candidate in candidates:
@@ -144,35 +170,76 @@ def discover(paths: Iterable[str], config: Config, force_exclude: bool = False) 
     return found
 
 
-def _walk(root: Path, config: Config, configured: tuple[str, ...], found: Discovery) -> Iterator[Path]:
+def not_python(path: Path) -> str | None:
+    """Why a file named explicitly is not linted as Python, or ``None`` when it is to be linted."""
+    suffix = path.suffix.lower()
+    if suffix in _EXPLICIT_SUFFIXES:
+        return None
+    if suffix == ".ipynb":
+        return "notebooks are not linted yet"
+    if suffix == "" and _python_script(path):
+        return None
+    return f"not a Python file (dynalint lints {', '.join(PYTHON_SUFFIXES)} files)"
+
+
+def _python_script(path: Path) -> bool:
+    """A suffix-less file with a python shebang; or one that is no regular file, which the read reports."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            first = stream.read(256).split(b"\n", 1)[0]
+    except OSError:  # a loop, a dangling link, no permission: read_source says which (DYN902)
+        return True
+    return first.startswith(b"#!") and b"python" in first
+
+
+def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) -> Iterator[Path]:
     """``*.py`` files under ``root``. Built-in excludes apply below ``root``; configured globs apply
-    relative to the config root too, so ``exclude = ["src/gen/*"]`` works from any folder."""
+    relative to the config root too, so ``exclude = ["src/gen/*"]`` works from any folder. Each folder's
+    entries are judged by ``config_for(folder)``."""
 
     def unlistable(error: OSError) -> None:
         shown = display_name(Path(error.filename or root))
         found.problems.append(diagnostics.unreadable(shown, f"cannot list the folder: {error.strerror or error}"))
 
+    # A folder named explicitly is walked even when git ignores it; then only its own .gitignore files count.
+    top = real(root) if gitignore.is_ignored(real(root), True) else None
     for directory, subdirectories, filenames in os.walk(root, onerror=unlistable):
         here = Path(directory)
+        config = config_for(real(here))
         kept = []
         for name in sorted(subdirectories):
-            if not _skipped(here / name, root, config, configured):
+            if _ignored_by_git(here / name, config, True, top):
+                continue  # git's business, not an exclusion of the user's source: not counted as skipped
+            if not _skipped(here / name, root, config):
                 kept.append(name)
-            elif _holds_python(here / name):
+            elif holds_python(here / name):
                 found.skipped.append(display_name(here / name))
         subdirectories[:] = kept
         for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")) and not _skipped(here / name, root, config, configured):
+            if (name.endswith(PYTHON_SUFFIXES) and not _skipped(here / name, root, config)
+                    and not _ignored_by_git(here / name, config, False, top)):
                 yield here / name
 
 
-def _skipped(path: Path, root: Path, config: Config, configured: tuple[str, ...]) -> bool:
+def _ignored_by_git(path: Path, config: Config, is_dir: bool | None, top: Path | None = None) -> bool:
+    """In the walk (``is_dir`` known) the folders above were kept already; a named path is judged whole.
+    ``top``: the ignored folder the walk was asked for, whose own ``.gitignore`` files alone count."""
+    if not config.respect_gitignore:
+        return False
+    return gitignore.is_ignored(real(path), is_dir, parents_checked=is_dir is not None, top=top)
+
+
+def _skipped(path: Path, root: Path, config: Config) -> bool:
+    configured = config.exclude + config.extend_exclude
     return is_excluded(path, config, base=root, parents_checked=True) or (bool(configured) and is_excluded(path, config))
 
 
-def _holds_python(folder: Path) -> bool:
+def holds_python(folder: Path) -> bool:
+    """Whether ``folder`` (a folder, else false) holds a Python file at any depth; stops at the first."""
     for _, _, filenames in os.walk(folder):
-        if any(name.endswith((".py", ".pyi")) for name in filenames):
+        if any(name.endswith(PYTHON_SUFFIXES) for name in filenames):
             return True
     return False
 

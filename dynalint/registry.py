@@ -1,7 +1,7 @@
 """Rule lookup by code, name or prefix, and the select / ignore arithmetic (used by config and engine).
 
 ``select`` and ``ignore`` accept full codes (``DYN101``), prefixes (``DYN1``, ``DYN``) and ``ALL``, as
-ruff does. The enabled set is ``(select or defaults) + extend_select - ignore``; the more specific of a
+ruff does, and rule names (``print-call``), which stand for their code. The enabled set is ``(select or defaults) + extend_select - ignore``; the more specific of a
 select and an ignore entry wins, so ``select = ["DYN101"]`` with ``ignore = ["DYN1"]`` keeps DYN101.
 """
 
@@ -31,10 +31,24 @@ def _matches(selector: str, code: str) -> bool:
     return selector == "ALL" or code.startswith(selector)
 
 
+DIAGNOSTIC_BY_NAME = {d.name: d.code for d in ALL_DIAGNOSTICS}
+
+
 def check_selectors(selectors: Iterable[str]) -> None:
+    resolve_selectors(selectors)
+
+
+def resolve_selectors(selectors: Iterable[str]) -> tuple[str, ...]:
+    """The selectors as codes and prefixes (a rule name becomes its code); ``UnknownSelector`` for one
+    that names nothing."""
+    resolved = []
     for selector in selectors:
-        if selector != "ALL" and not any(code.startswith(selector) for code in KNOWN_CODES):
+        name = selector.strip().lower()
+        code = BY_NAME[name].code if name in BY_NAME else DIAGNOSTIC_BY_NAME.get(name, selector.strip().upper())
+        if code != "ALL" and not any(known.startswith(code) for known in KNOWN_CODES):
             raise UnknownSelector(selector)
+        resolved.append(code)
+    return tuple(resolved)
 
 
 def _specificity(selectors: Iterable[str], code: str) -> int:
