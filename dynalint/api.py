@@ -75,7 +75,8 @@ def lint_paths(
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
     until the end, and the collector's passes over them cost about a tenth of a whole-tree run.
     """
-    files.forget_paths()
+    if discovered is None:  # a caller that walked the paths already forgot for this run, and memoized since
+        files.forget_paths()
     with _collector_paused():
         return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered)
 
@@ -278,6 +279,7 @@ def _lint_compiled(
     """
     regions = _regions_by_module(program)
     dependencies = digests.ImportClosure(program, {item.summary.module: item.content for item in parsed})
+    settings = digests.settings_key(program, config)
     found: list[list[Finding] | None] = []
     pending: list[tuple[int, _Parsed, list[type[Rule]], str, str]] = []
     for item in parsed:
@@ -287,7 +289,7 @@ def _lint_compiled(
         if not rules:
             continue
         key = str(files.real(item.file.path))
-        digest = digests.findings_digest(item, rules, regions[item.summary.module], program, dependencies, config)
+        digest = digests.findings_digest(item, rules, regions[item.summary.module], settings, dependencies)
         cached = store.findings_for(key, digest)
         if cached is None:
             pending.append((len(found), item, rules, key, digest))

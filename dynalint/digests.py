@@ -117,20 +117,23 @@ class ImportClosure:
         return self._direct[module]
 
 
+def settings_key(program: Program, config: Config) -> str:
+    """What every file of one run shares: the config's Dynamo settings and the tree's (computed once per run)."""
+    return repr((config.dynamo, config.target_torch, config.max_file_seconds, program.settings))
+
+
 def findings_digest(
     item: _Parsed,
     rules: Sequence[type[Rule]],
     regions: Sequence[tuple[str, Region]],
-    program: Program,
+    settings: str,
     closure: ImportClosure,
-    config: Config,
 ) -> str:
     parts = [
         item.file.display,
         item.content,
         ",".join(rule.code for rule in rules),
-        repr((config.dynamo, config.target_torch, config.max_file_seconds)),
-        repr(program.settings),
+        settings,
         repr(sorted(regions, key=lambda pair: pair[0])),
         closure.digest(item.summary.module),
     ]
