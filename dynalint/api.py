@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynalint import (
-    cache, diagnostics, digests, failsafe, files, newsyntax, overlaps, parallel, registry, suppression, versions,
+    cache, diagnostics, digests, failsafe, files, newsyntax, notebook, overlaps, parallel, registry, suppression,
+    versions,
 )
 from dynalint.config import Config
 from dynalint.engine import lint_module
@@ -103,6 +104,14 @@ def _lint_paths(
     discovered: files.Discovery | None = None,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
+    notebooks: dict[str, notebook.Notebook] = {}  # by display name: where their findings' lines are
+
+    def add(source: files.SourceFile, read: str | notebook.Notebook | Finding) -> None:
+        if isinstance(read, notebook.Notebook):
+            notebooks[source.display] = read
+            read = read.text
+        inputs.append((source, read))
+
     for raw in paths:
         if raw == STDIN:
             name = stdin_filename or "<stdin>"
@@ -111,12 +120,13 @@ def _lint_paths(
             source = replace(files.source_file(Path(name), name), from_stdin=True) if stdin_filename else (
                 files.SourceFile(Path(name), name, "stdin", False, from_stdin=True)
             )
-            inputs.append((source, files.decode(stdin_text or b"", name)))
+            add(source, files.decode_notebook(stdin_text or b"", name, config.max_file_kb)
+                if notebook.is_notebook(name) else files.decode(stdin_text or b"", name))
     on_disk = [p for p in paths if p != STDIN]
     found = discovered if discovered is not None else files.discover(on_disk, config, force_exclude)
     for path in found.files:
         source = files.source_file(path)
-        inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
+        add(source, files.read_file(path, source.display, config.max_file_kb))
     store = cache.Cache.open(config.cache_folder if use_cache else None)
     # A text read from stdin under a file's name is that file of its project: the project is its context.
     named = [*on_disk, *([stdin_filename] if stdin_filename and STDIN in paths else [])]
@@ -124,8 +134,10 @@ def _lint_paths(
     store.save()
     result.skipped = found.skipped
     result.warnings = found.warnings
-    result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
-                             key=lambda f: f.sort_key)
+    # Linted (and cached) in the joined cells' lines; placed in this run's cells last, so that a cached
+    # finding follows a cell split or a markdown cell inserted above it.
+    placed = notebook.place_all(result.findings, notebooks)
+    result.findings = sorted(placed + [f for f in found.problems if _selected(f, config)], key=lambda f: f.sort_key)
     return result
 
 

@@ -1,5 +1,7 @@
 """Text reporter (the default): ``path:line:col: CODE message``, then indented ``help:`` and ``compiled via:`` lines.
 
+In a notebook the position is ruff's ``nb.ipynb:cell 3:4:5``: line 4, column 5 of the notebook's third cell.
+
 Its pieces (``headline``, ``describe``, ``details``) are what the concise, github and junit formats
 show, so that a finding reads the same everywhere. ``summary`` is the line the CLI writes to stderr.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from dynalint.finding import Confidence, Finding
+from dynalint.finding import Confidence, Finding, in_cell
 from dynalint.reporters.run import Run
 
 
@@ -20,7 +22,18 @@ def format_finding(finding: Finding) -> str:
 
 def headline(finding: Finding) -> str:
     """``path:line:col: CODE message [likely]``: the first line, and all of the ``concise`` format."""
-    return f"{finding.filename}:{finding.start.line}:{finding.start.column}: {describe(finding)}"
+    return f"{position(finding)}: {describe(finding)}"
+
+
+def position(finding: Finding) -> str:
+    """``path:line:col``, or ``nb.ipynb:cell 3:4:5`` in a notebook."""
+    return f"{finding.filename}:{in_cell(finding.cell)}{finding.start.line}:{finding.start.column}"
+
+
+def in_notebook(finding: Finding) -> str:
+    """``cell 3:4:5: `` for a finding in a notebook, else nothing: the formats whose line numbers count
+    in the file (github, gitlab, junit, sarif) cannot point into a cell, so their message says where."""
+    return "" if finding.cell is None else f"cell {finding.cell}:{finding.start.line}:{finding.start.column}: "
 
 
 def describe(finding: Finding) -> str:
