@@ -5,7 +5,9 @@ After the lint stage, in the CLI, only when asked. Each finding's line gets ``  
 inside a multi-line string cannot hold a comment: the finding's last line is used instead, and if
 that one cannot either, the finding is left and counted. Files are read and written as UTF-8 with
 their own line endings, replaced atomically; a file in another encoding, or changed since it was
-linted so that it no longer parses, is left untouched.
+linted so that it no longer parses, is left untouched. Notebooks are never written: rewriting their
+JSON would reformat what Jupyter wrote, so their findings are listed (``nb.ipynb:cell 3:4``) for a
+``# noqa`` added in the cell by hand, where it works.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import registry, suppression
-from dynalint.finding import Finding
+from dynalint import notebook, registry, suppression
+from dynalint.finding import Finding, in_cell
 from dynalint.lines import python_lines
 
 
@@ -32,10 +34,15 @@ class Added:
 
 def add_noqa(findings: list[Finding]) -> Added:
     by_file: dict[str, list[Finding]] = defaultdict(list)
-    for finding in findings:
-        if finding.code not in registry.DIAGNOSTIC_CODES:
-            by_file[finding.filename].append(finding)
     added = Added()
+    for finding in findings:
+        if finding.code in registry.DIAGNOSTIC_CODES:
+            continue
+        if finding.cell is not None or notebook.is_notebook(finding.filename):
+            added.left.append(f"{finding.filename}:{in_cell(finding.cell)}{finding.start.line}: a notebook is "
+                              f"not edited; add `# noqa: {finding.code}` in the cell")
+            continue
+        by_file[finding.filename].append(finding)
     for filename, in_file in sorted(by_file.items()):
         count = _annotate(Path(filename), in_file, added.left)
         if count:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dynalint.files import module_name, project_root
+from dynalint.notebook import is_notebook
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
 from dynalint.verify.protocol import JobResult
@@ -60,6 +61,8 @@ def plan(
         if program is None or region.entry not in program.functions:
             continue
         summary, function = program.functions[region.entry]
+        if is_notebook(summary.path):
+            continue  # a notebook is no module a worker can import
         path = Path(summary.path).resolve()
         dotted, is_package = module_name(path)
         depth = dotted.count(".") + (1 if is_package else 0)
