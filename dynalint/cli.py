@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, registry
+from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, progress, registry
 from dynalint import add_noqa as noqa_writer
 from dynalint import baseline as findings_baseline
 from dynalint.checks import ALL_RULES
@@ -128,11 +128,12 @@ def check(
         sys.exit(EXIT_ERROR)
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
     gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
+    bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
     try:
         grouped = nearest.lint_paths(
             nearest.ConfigTree(config, overrides, fixed=config_file is not None), paths,
             force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
-            use_cache=not no_cache, jobs=jobs or parallel.default_jobs(),
+            use_cache=not no_cache, jobs=jobs or parallel.default_jobs(), progress=bar and bar.update,
         )
         result, config = grouped.result, grouped.configs[0]
     except ConfigError as error:  # a sub-project's own config, read when the walk reached it
@@ -144,6 +145,9 @@ def check(
     except Exception:  # an engine bug outside every per-file guard: say so plainly and exit 2, never 0
         click.echo(f"dynalint {__version__}: internal error, please report it:\n" + traceback.format_exc(), err=True)
         sys.exit(EXIT_ERROR)
+    finally:
+        if bar is not None:
+            bar.close()
     if census_out and not verify:
         click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
@@ -179,9 +183,11 @@ def check(
         status = EXIT_CLEAN
     else:
         status = EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN
-    REPORTERS[output_format](result.findings, sys.stdout, Run(status, result.files_checked))
+    REPORTERS[output_format](result.findings, sys.stdout, Run(
+        status, result.files_checked, color=progress.wants_color(sys.stdout, os.environ)))
     if not quiet:
-        click.echo(summary(result.findings, result.files_checked, result.skipped), err=True)
+        click.echo(summary(result.findings, result.files_checked, result.skipped,
+                           color=progress.wants_color(sys.stderr, os.environ)), err=True, color=True)
     sys.exit(status)
 
 
