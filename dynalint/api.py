@@ -141,9 +141,24 @@ def _lint_paths(
     result.warnings = found.warnings
     # Linted (and cached) in the joined cells' lines; placed in this run's cells last, so that a cached
     # finding follows a cell split or a markdown cell inserted above it.
-    placed = notebook.place_all(result.findings, notebooks)
+    placed = notebook.place_all(result.findings, _with_context_notebooks(result.findings, notebooks, config))
     result.findings = sorted(placed + [f for f in found.problems if _selected(f, config)], key=lambda f: f.sort_key)
     return result
+
+
+def _with_context_notebooks(
+    findings: Sequence[Finding], notebooks: dict[str, notebook.Notebook], config: Config
+) -> dict[str, notebook.Notebook]:
+    """``notebooks``, and the cell layout of every context notebook a why-chain leads to (a staged module
+    compiled from a notebook that is not staged)."""
+    linked = {link.filename for f in findings if f.region is not None for link in f.region.chain
+              if notebook.is_notebook(link.filename) and link.filename not in notebooks}
+    layouts = dict(notebooks)
+    for filename in sorted(linked):
+        read = files.read_file(Path(filename), filename, config.max_file_kb)
+        if isinstance(read, notebook.Notebook):
+            layouts[filename] = read
+    return layouts
 
 
 def _project_context(

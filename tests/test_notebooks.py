@@ -318,3 +318,17 @@ def test_the_cache_places_cached_findings_in_the_cells_of_this_run(
     assert cached.stdout == fresh.stdout
     assert cached.stdout.startswith("nb.ipynb:cell 5:1:5: DYN201 "), cached.output
     assert "compiled via: nb.ipynb:cell 6:1 torch.compile(step)" in cached.stdout
+
+
+def test_a_module_named_alone_is_placed_in_the_cell_of_the_notebook_that_compiles_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As pre-commit names only the staged module: the notebook is context, read for its compile site,
+    # and the why-chain still says which cell compiles the model.
+    (tmp_path / ".git").mkdir()
+    module = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+              "        print(x)\n        return x\n")
+    write(tmp_path, {"net.py": module, "run.ipynb": document(markdown("# Run"), code("import torch\nfrom net import Net\n"),
+                                                              code("model = torch.compile(Net())\n"))})
+    result = run(tmp_path, monkeypatch, "net.py")
+    assert "compiled via: run.ipynb:cell 3:1 torch.compile(Net()) -> Net.forward" in result.stdout, result.output
