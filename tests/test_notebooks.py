@@ -1,7 +1,7 @@
 """Jupyter notebooks are linted cell by cell (issue 12, point 5): IPython syntax blanked line for line,
 the code cells linted as one module, each finding placed in its cell (``cell`` in JSON,
 ``nb.ipynb:cell 3:4:5`` in text), ``# noqa`` inside a cell, a clear DYN902 for a file that is no
-notebook, every output format sensible, ``--add-noqa`` leaving notebooks alone, the cache following
+notebook, every output format sensible, ``--add-noqa`` writing only the cell's line, the cache following
 cells that move. Torch-free: the CLI runs in-process with click's ``CliRunner``.
 """
 
@@ -283,12 +283,37 @@ def test_sarif_gives_the_cell_in_properties_and_validates(tmp_path: Path, monkey
 # -- what writes or remembers: --add-noqa, the baseline, the cache -----------------------------------------
 
 
-def test_add_noqa_never_writes_a_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {"nb.ipynb": NOTEBOOK})
-    before = (tmp_path / "nb.ipynb").read_bytes()
+def jupyter_json(text: str) -> str:
+    """The notebook as Jupyter (nbformat) writes it: one-space indent, sorted keys, UTF-8, a final newline."""
+    return json.dumps(json.loads(text), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_add_noqa_writes_into_the_cell_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_magic = "def step(x):\n    %time y = x + 1\n    print(y)  # why \u00e9\n    return y\n"
+    original = jupyter_json(document(markdown("# Étape"), code("import torch\n"), code(lines(with_magic)),
+                                     code(COMPILE)))
+    write(tmp_path, {"nb.ipynb": original})
     result = run(tmp_path, monkeypatch, "--add-noqa", "nb.ipynb")
-    assert result.exit_code == 0 and (tmp_path / "nb.ipynb").read_bytes() == before
-    assert "not annotated: nb.ipynb:cell 3:3: a notebook is not edited; add `# noqa: DYN201` in the cell" in result.stderr
+    assert result.exit_code == 0 and "Added 1 noqa directives to 1 files" in result.stderr, result.output
+    after = (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
+    expected = json.loads(original)
+    expected["cells"][2]["source"][2] = "    print(y)  # why \u00e9  # noqa: DYN201\n"
+    assert json.loads(after) == expected
+    assert after == jupyter_json(after)  # still in Jupyter's own layout: a diff of one line
+    assert len([a for a, b in zip(original.splitlines(), after.splitlines()) if a != b]) == 1
+    rerun = run(tmp_path, monkeypatch, "nb.ipynb")
+    assert rerun.exit_code == 0, rerun.output
+
+
+def test_add_noqa_leaves_a_notebook_it_cannot_write_back_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compact = json.dumps(json.loads(NOTEBOOK), separators=(",", ":"))  # no json.dumps layout dynalint tries
+    write(tmp_path, {"nb.ipynb": compact})
+    result = run(tmp_path, monkeypatch, "--add-noqa", "nb.ipynb")
+    assert result.exit_code == 0 and (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == compact
+    assert ("not annotated: nb.ipynb:cell 3:3: notebook not annotated (its JSON layout is not one dynalint "
+            "can write back unchanged)") in result.stderr
 
 
 def test_the_baseline_survives_cells_and_lines_added_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
