@@ -5,7 +5,8 @@ After the lint stage, in the CLI, only when asked. Each finding's line gets ``  
 inside a multi-line string cannot hold a comment: the finding's last line is used instead, and if
 that one cannot either, the finding is left and counted. Files are read and written as UTF-8 with
 their own line endings, replaced atomically; a file in another encoding, or changed since it was
-linted so that it no longer parses, is left untouched.
+linted so that it no longer parses, is left untouched. ``noqa_lines`` is the merge on one text, which
+the language server's quick fix applies to an unsaved buffer.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import tempfile
 import tokenize
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,22 +49,39 @@ def add_noqa(findings: list[Finding]) -> Added:
 def _annotate(path: Path, findings: list[Finding], left: list[str]) -> int:
     try:
         text = path.read_bytes().decode("utf-8")
-        lines = python_lines(text)
-        no_comment, comments = _line_facts(text)
+        rewritten, unplaced = noqa_lines(text, findings)
     except (OSError, UnicodeDecodeError, tokenize.TokenError, SyntaxError) as error:
         left.extend(f"{path}:{f.start.line}: file not annotated ({type(error).__name__})" for f in findings)
         return 0
+    left.extend(f"{path}:{f.start.line}: the line ends inside a string" for f in unplaced)
+    lines = python_lines(text)
+    for number, line in rewritten.items():
+        lines[number - 1] = line
+    _replace(path, "".join(lines))
+    return len(rewritten)
+
+
+def noqa_lines(text: str, findings: Sequence[Finding]) -> tuple[dict[int, str], list[Finding]]:
+    """The lines of ``text`` that take a directive (1-based number -> the line rewritten, its ending kept),
+    and the findings whose lines cannot hold a comment. The language server's quick fix uses it too.
+
+    Raises ``tokenize.TokenError`` or ``SyntaxError`` when ``text`` does not tokenize.
+    """
+    lines = python_lines(text)
+    no_comment, comments = _line_facts(text)
     wanted: dict[int, set[str]] = defaultdict(set)
+    unplaced = []
     for finding in findings:
         line = next((n for n in (finding.start.line, finding.end.line) if n not in no_comment), None)
         if line is None or not 0 < line <= len(lines):
-            left.append(f"{path}:{finding.start.line}: the line ends inside a string")
+            unplaced.append(finding)
             continue
         wanted[line].add(finding.code)
-    for number, codes in wanted.items():
-        lines[number - 1] = _with_directive(lines[number - 1], sorted(codes), comments.get(number))
-    _replace(path, "".join(lines))
-    return len(wanted)
+    rewritten = {
+        number: _with_directive(lines[number - 1], sorted(codes), comments.get(number))
+        for number, codes in wanted.items()
+    }
+    return rewritten, unplaced
 
 
 def _line_facts(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
