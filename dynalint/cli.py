@@ -293,7 +293,9 @@ def rule(code_or_name: str) -> None:
 
 
 @main.command()
-def server() -> None:
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for big runs (default: the CPUs this process may use).")
+def server(jobs: int | None) -> None:
     """Run the language server on standard input and output (needs `pip install 'dynalint[server]'`)."""
     try:
         from dynalint import server as language_server
@@ -302,7 +304,7 @@ def server() -> None:
             raise
         click.echo("dynalint: error: the language server needs pygls 2: pip install 'dynalint[server]'", err=True)
         sys.exit(EXIT_ERROR)
-    language_server.serve()
+    language_server.serve(jobs)
 
 
 @main.command(name="rules")

@@ -18,6 +18,8 @@ Only the CLI's ``server`` subcommand imports this module.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,9 +50,9 @@ class _Snapshot:
 
 
 class DynalintServer(LanguageServer):
-    def __init__(self) -> None:
+    def __init__(self, jobs: int | None = None) -> None:
         super().__init__(SOURCE, __version__)
-        self.documents = documents.Documents()
+        self.documents = documents.Documents(jobs)
         self.snapshots: dict[str, _Snapshot] = {}
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dynalint-lint")
 
@@ -152,9 +154,9 @@ class DynalintServer(LanguageServer):
         return actions
 
 
-def build() -> DynalintServer:
-    """The server with its features registered."""
-    server = DynalintServer()
+def build(jobs: int | None = None) -> DynalintServer:
+    """The server with its features registered; ``jobs`` worker processes for big runs (default: the CPUs)."""
+    server = DynalintServer(jobs)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: DynalintServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -189,6 +191,15 @@ def build() -> DynalintServer:
     return server
 
 
-def serve() -> None:
-    """Serve one client over standard input and output until it exits."""
-    build().start_io()
+def serve(jobs: int | None = None) -> None:
+    """Serve one client over standard input and output until it exits.
+
+    The protocol gets handles of its own on the two pipes, and ``sys.stdin`` / ``sys.stdout`` are
+    pointed elsewhere: a stray ``print`` cannot corrupt the stream, and the forked workers of a big run
+    (which close ``sys.stdin`` as they start) never wait on the lock the protocol's reader thread holds.
+    """
+    protocol_in = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - for the life of the process
+    sys.stdout = sys.stderr
+    build(jobs).start_io(protocol_in, protocol_out)

@@ -103,8 +103,8 @@ class Editor:
     def _queue(self, uri: str) -> asyncio.Queue[types.PublishDiagnosticsParams]:
         return self.diagnostics.setdefault(uri, asyncio.Queue())
 
-    async def start(self) -> None:
-        await self.client.start_io(sys.executable, "-m", "dynalint", "server", cwd=str(self.folder))
+    async def start(self, *options: str) -> None:
+        await self.client.start_io(sys.executable, "-m", "dynalint", "server", *options, cwd=str(self.folder))
         await asyncio.wait_for(self.client.initialize_async(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=self.folder.as_uri(),
         )), TIMEOUT)
@@ -164,10 +164,10 @@ class Editor:
         return [action for action in found or [] if isinstance(action, types.CodeAction)]
 
 
-def drive(folder: Path, scenario: Callable[[Editor], Awaitable[None]]) -> None:
+def drive(folder: Path, scenario: Callable[[Editor], Awaitable[None]], *options: str) -> None:
     async def run() -> None:
         editor = Editor(folder)
-        await editor.start()
+        await editor.start(*options)
         try:
             await scenario(editor)
         finally:
@@ -275,6 +275,18 @@ def test_the_buffer_never_reaches_the_on_disk_cache(tmp_path: Path) -> None:
     drive(tmp_path, scenario)
     assert {p.name: p.read_bytes() for p in (tmp_path / ".dynalint_cache").glob("*.pack")} == packs
     assert [f["code"] for f in json.loads(cli(tmp_path, "--output-format", "json", "pkg/model.py").stdout)] == []
+
+
+def test_a_project_big_enough_for_worker_processes(tmp_path: Path) -> None:
+    """The first run summarizes in forked workers: they must not wait on the protocol's stdin reader."""
+    write(tmp_path, {**PROJECT, **{f"pkg/filler{index}.py": f"VALUE = {index}\n" for index in range(40)}})
+
+    async def scenario(editor: Editor) -> None:
+        editor.open("pkg/helpers.py")
+        assert [code for code, *_ in shown(await editor.published("pkg/helpers.py"))] == ["DYN201"]
+        assert await editor.summarized() == len(list(tmp_path.rglob("*.py")))
+
+    drive(tmp_path, scenario, "--jobs", "2")
 
 
 def test_saving_a_file_re_lints_the_open_documents_that_depend_on_it(tmp_path: Path) -> None:
