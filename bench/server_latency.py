@@ -45,6 +45,10 @@ async def _server_run(project: Path, relative: str) -> dict[str, float]:
     def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
         published.put_nowait((time.perf_counter(), len(params.diagnostics)))
 
+    @client.feature(types.WINDOW_LOG_MESSAGE)
+    def on_log(params: types.LogMessageParams) -> None:
+        """The server's line per run (files summarized): not needed here."""
+
     path = project / relative
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()

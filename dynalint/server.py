@@ -54,6 +54,7 @@ class DynalintServer(LanguageServer):
         super().__init__(SOURCE, __version__)
         self.documents = documents.Documents(jobs)
         self.snapshots: dict[str, _Snapshot] = {}
+        self._config_error: str | None = None  # the last one shown
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dynalint-lint")
 
     async def refresh(self, uri: str) -> None:
@@ -66,14 +67,17 @@ class DynalintServer(LanguageServer):
         try:
             linted = await loop.run_in_executor(self._worker, self._lint_if_current, uri, version, document.path, text)
         except ConfigError as error:
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"dynalint: {error}"))
+            if str(error) != self._config_error:  # once, not on every keystroke until it is fixed
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"dynalint: {error}"))
+            self._config_error = str(error)
             self._publish(uri, version, [])
             return
         except Exception:  # noqa: BLE001 - a bug must not take the server down with it
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, traceback.format_exc()))
             return
-        if linted is None:
-            return  # superseded by a newer version, or closed: that run publishes
+        self._config_error = None
+        if linted is None or not self._at_version(uri, version):
+            return  # superseded by a newer version (whose run publishes), or closed meanwhile
         snapshot = _Snapshot(version, python_lines(text), text, linted.findings)
         self.snapshots[uri] = snapshot
         self._publish(uri, version, [self._diagnostic(f, snapshot) for f in linted.findings])
@@ -83,10 +87,12 @@ class DynalintServer(LanguageServer):
         )))
 
     def _lint_if_current(self, uri: str, version: int | None, path: str, text: str) -> documents.Linted | None:
+        return self.documents.lint(Path(path), text) if self._at_version(uri, version) else None
+
+    def _at_version(self, uri: str, version: int | None) -> bool:
+        """Whether ``uri`` is still open at ``version``."""
         current = self.workspace.text_documents.get(uri)
-        if current is None or current.version != version:
-            return None
-        return self.documents.lint(Path(path), text)
+        return current is not None and current.version == version
 
     def forget(self, uri: str) -> None:
         self.snapshots.pop(uri, None)
@@ -95,10 +101,7 @@ class DynalintServer(LanguageServer):
     def current(self, uri: str) -> _Snapshot | None:
         """The last run of ``uri`` if the document has not changed since."""
         snapshot = self.snapshots.get(uri)
-        document = self.workspace.text_documents.get(uri)
-        if snapshot is None or document is None or document.version != snapshot.version:
-            return None
-        return snapshot
+        return snapshot if snapshot is not None and self._at_version(uri, snapshot.version) else None
 
     def _publish(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))

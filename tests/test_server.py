@@ -143,6 +143,14 @@ class Editor:
         params = await asyncio.wait_for(self._queue(self.uri(name)).get(), TIMEOUT)
         return list(params.diagnostics)
 
+    async def settled(self, name: str) -> list[types.Diagnostic]:
+        """The diagnostics published for the latest version sent of ``name`` (earlier ones skipped)."""
+        while True:
+            params = await asyncio.wait_for(self._queue(self.uri(name)).get(), TIMEOUT)
+            assert params.version is not None and params.version <= self.versions[name]
+            if params.version == self.versions[name]:
+                return list(params.diagnostics)
+
     async def summarized(self) -> int:
         """How many files the next run summarized (from its log line)."""
         while True:
@@ -251,6 +259,12 @@ def test_changes_are_linted_from_the_buffer_and_re_summarize_that_file_only(tmp_
         editor.replace("pkg/model.py", model)  # the print removed again
         assert shown(await editor.published("pkg/model.py")) == []
         assert await editor.summarized() == 1
+
+        for _ in range(3):  # a burst of edits: whatever runs are skipped, the last text's diagnostics come
+            editor.replace("pkg/model.py", with_print)
+            editor.replace("pkg/model.py", model)
+        editor.replace("pkg/model.py", with_print)
+        assert shown(await editor.settled("pkg/model.py")) == [("DYN201", 8, 4, 8, 12)]
 
     drive(tmp_path, scenario)
     assert (tmp_path / "pkg/model.py").read_text(encoding="utf-8") == model  # the buffer never reached the disk
