@@ -5,7 +5,8 @@ After the lint stage, in the CLI, only when asked. Each finding's line gets ``  
 inside a multi-line string cannot hold a comment: the finding's last line is used instead, and if
 that one cannot either, the finding is left and counted. Files are read and written as UTF-8 with
 their own line endings, replaced atomically; a file in another encoding, or changed since it was
-linted so that it no longer parses, is left untouched.
+linted so that it no longer parses, is left untouched. ``noqa_lines`` is the merge on one text, which
+the language server's quick fix applies to an unsaved buffer.
 
 In a notebook the directive goes on the finding's line of its cell (magic lines are read as the
 ``pass`` the linter saw, so they never confuse the tokenizer). The notebook's JSON is written back
@@ -22,7 +23,7 @@ import os
 import tempfile
 import tokenize
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,18 +71,38 @@ def _with_directives(text: str, python: str, findings: list[Finding], where: str
     ``python`` is ``text`` as Python, line for line (a notebook cell with its magics blanked): it is
     what is tokenized for the lines' comments and strings.
     """
+    rewritten, unplaced = noqa_lines(text, findings, python)
+    left.extend(f"{where}{f.start.line}: the line ends inside a string" for f in unplaced)
     lines = python_lines(text)
-    no_comment, comments = _line_facts(python)
+    for number, line in rewritten.items():
+        lines[number - 1] = line
+    return "".join(lines), len(rewritten)
+
+
+def noqa_lines(
+    text: str, findings: Sequence[Finding], python: str | None = None
+) -> tuple[dict[int, str], list[Finding]]:
+    """The lines of ``text`` that take a directive (1-based number -> the line rewritten, its ending kept),
+    and the findings whose lines cannot hold a comment. The language server's quick fix uses it too.
+    ``python`` is ``text`` as Python line for line, when it differs (a notebook cell's magics blanked).
+
+    Raises ``tokenize.TokenError`` or ``SyntaxError`` when the text does not tokenize.
+    """
+    lines = python_lines(text)
+    no_comment, comments = _line_facts(text if python is None else python)
     wanted: dict[int, set[str]] = defaultdict(set)
+    unplaced = []
     for finding in findings:
         line = next((n for n in (finding.start.line, finding.end.line) if n not in no_comment), None)
         if line is None or not 0 < line <= len(lines):
-            left.append(f"{where}{finding.start.line}: the line ends inside a string")
+            unplaced.append(finding)
             continue
         wanted[line].add(finding.code)
-    for number, codes in wanted.items():
-        lines[number - 1] = _with_directive(lines[number - 1], sorted(codes), comments.get(number))
-    return "".join(lines), len(wanted)
+    rewritten = {
+        number: _with_directive(lines[number - 1], sorted(codes), comments.get(number))
+        for number, codes in wanted.items()
+    }
+    return rewritten, unplaced
 
 
 def _annotate_notebook(path: Path, findings: list[Finding], left: list[str]) -> int:

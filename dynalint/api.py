@@ -69,13 +69,15 @@ def lint_paths(
     jobs: int = 1,
     discovered: files.Discovery | None = None,
     progress: Report | None = None,
+    store: cache.Cache | None = None,
 ) -> LintResult:
     """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
 
     ``discovered``: the files of ``paths`` found already (``nearest.py`` walks once for every config).
     ``progress(stage, done, total)``: told how far the summarize and lint stages are (the CLI's progress line).
 
-    With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``.
+    With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``;
+    ``store`` is a cache the caller keeps instead (the language server's, in memory).
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
     until the end, and the collector's passes over them cost about a tenth of a whole-tree run.
     """
@@ -83,7 +85,7 @@ def lint_paths(
         files.forget_paths()
     with _collector_paused():
         return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered,
-                           progress)
+                           progress, store)
 
 
 @contextlib.contextmanager
@@ -107,6 +109,7 @@ def _lint_paths(
     jobs: int,
     discovered: files.Discovery | None = None,
     progress: Report | None = None,
+    store: cache.Cache | None = None,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
     notebooks: dict[str, notebook.Notebook] = {}  # by display name: where their findings' lines are
@@ -132,7 +135,8 @@ def _lint_paths(
     for path in found.files:
         source = files.source_file(path)
         add(source, files.read_file(path, source.display, config.max_file_kb))
-    store = cache.Cache.open(config.cache_folder if use_cache else None)
+    if store is None:
+        store = cache.Cache.open(config.cache_folder if use_cache else None)
     # A text read from stdin under a file's name is that file of its project: the project is its context.
     named = [*on_disk, *([stdin_filename] if stdin_filename and STDIN in paths else [])]
     result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs, progress)

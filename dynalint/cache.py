@@ -17,6 +17,9 @@ cloned repository cannot make dynalint unpickle anything it did not write itself
 missing, truncated, foreign or unsigned is ignored and rebuilt; a folder that cannot be written is
 used read-only. Packs are replaced atomically, so concurrent runs (pre-commit runs hooks in parallel)
 each see a whole pack, the last writer's.
+
+The language server keeps one ``Cache.in_memory`` across its runs: it starts from the packs on disk,
+keeps every entry in the process, and never writes, so an unsaved buffer never reaches the disk.
 """
 
 from __future__ import annotations
@@ -85,6 +88,8 @@ class Cache:
     fingerprint: str = ""
     summaries: dict[str, SummaryEntry] = field(default_factory=dict)
     findings: dict[str, tuple[str, list]] = field(default_factory=dict)
+    memory_only: bool = False  # keeps entries in this process and never saves them
+    summarized: int = 0  # summaries handed to ``store_summary``: the files summarized since it was opened
     _dirty: set[str] = field(default_factory=set)
 
     @classmethod
@@ -98,6 +103,17 @@ class Cache:
             if isinstance(loaded, dict):
                 setattr(cache, name, loaded)
         return cache
+
+    @classmethod
+    def in_memory(cls, seed: Path | None) -> Cache:
+        """A cache for one long-lived process: the packs in ``seed`` (if any) to start from, never saved."""
+        cache = cls.open(seed) if seed is not None else cls(None, code_fingerprint())
+        cache.memory_only = True
+        return cache
+
+    @property
+    def _keeps(self) -> bool:
+        return self.folder is not None or self.memory_only
 
     # -- summaries ------------------------------------------------------------------------------
     def summary_by_stat(self, path: str, stat: tuple[int, int, int] | None, module: str, is_package: bool,
@@ -117,7 +133,8 @@ class Cache:
         return entry
 
     def store_summary(self, path: str, entry: SummaryEntry) -> None:
-        if self.folder is not None and self.summaries.get(path) != entry:
+        self.summarized += 1
+        if self._keeps and self.summaries.get(path) != entry:
             self.summaries[path] = entry
             self._dirty.add("summaries")
 
@@ -127,14 +144,14 @@ class Cache:
         return list(stored[1]) if stored is not None and stored[0] == digest else None
 
     def store_findings(self, path: str, digest: str, findings: list) -> None:
-        if self.folder is not None:
+        if self._keeps:
             self.findings[path] = (digest, list(findings))
             self._dirty.add("findings")
 
     # -- disk -----------------------------------------------------------------------------------
     def save(self) -> None:
         """Write the packs that changed; a folder that cannot be written leaves the cache as it was."""
-        if self.folder is None or not self._dirty:
+        if self.folder is None or self.memory_only or not self._dirty:
             return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

@@ -298,6 +298,21 @@ def rule(code_or_name: str) -> None:
     click.echo(page.text.rstrip())
 
 
+@main.command()
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for big runs (default: the CPUs this process may use).")
+def server(jobs: int | None) -> None:
+    """Run the language server on standard input and output (needs `pip install 'dynalint[server]'`)."""
+    try:
+        from dynalint import server as language_server
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        click.echo("dynalint: error: the language server needs pygls 2: pip install 'dynalint[server]'", err=True)
+        sys.exit(EXIT_ERROR)
+    language_server.serve(jobs)
+
+
 @main.command(name="rules")
 @click.option("--output-format", type=click.Choice(sorted(listing.RENDERERS)), default="text", show_default=True)
 @click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
