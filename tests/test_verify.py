@@ -360,6 +360,35 @@ def test_a_finding_dynamo_does_not_break_on_is_refuted(tmp_path: Path) -> None:
 
 
 @pytest.mark.torch
+def test_installed_code_outside_the_project_is_verified_where_the_factories_ran(tmp_path: Path) -> None:
+    fixture = copy_fixture("installed", tmp_path)
+    project, library = fixture / "project", fixture / "site-packages"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(library)])}  # installed: importable
+    completed = subprocess.run(
+        [sys.executable, "-m", "dynalint", "--verify", "--output-format", "json", "--census-out", "census.json",
+         *EXTRA_VERIFY_ARGS, "build.py", str(library / "fakelib")],
+        cwd=project, capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr, completed.stderr[-4000:]
+    findings = json.loads(completed.stdout)
+    model = library / "fakelib" / "model.py"
+    verdicts = {f["location"]["row"]: f["verify"] for f in findings if f["filename"].endswith("fakelib/model.py")}
+    inputs = "factory `build:tiny`'s inputs (eval, no_grad)"
+    assert verdicts[line_of(model, 'print("model"')] == {"verdict": "refuted", "gb_ids": [], "reason": f"for {inputs}"}
+    unreached = verdicts[line_of(model, ".item()")]
+    assert unreached["verdict"] == "not reached" and unreached["reason"].startswith(f"branch not taken for {inputs}")
+    breaking = line_of(model, "graph_break()")
+    assert verdicts[breaking]["verdict"] == "confirmed", verdicts
+    # unused.py holds a finding, but no factory ran it: with factories, only what they reached is linted.
+    assert not [f for f in findings if f["filename"].endswith("unused.py")], findings
+    functions = json.loads((project / "census.json").read_text(encoding="utf-8"))["functions"]
+    sites = functions["factory:build:tiny"]["break_sites"]
+    assert [site.split(" ")[0] for site in sites] == [f"fakelib/model.py:{breaking}"], sites
+    # Imported through the package's re-export, the model is still the class its module defines.
+    assert functions["fakelib/model.py::Model.forward"]["status"] == "covered", functions
+
+
+@pytest.mark.torch
 def test_compiled_functions_without_findings_are_verified_too(tmp_path: Path) -> None:
     # No rule flags ``str(tensor)``: the function has no finding, yet it is compiled, its break is
     # reported as DYN090, and the census covers it.
