@@ -263,6 +263,15 @@ def test_a_train_mode_factory_runs_the_training_path_that_eval_mode_never_takes(
 
 
 @pytest.mark.torch
+def test_the_second_call_counts_the_recompile_the_first_one_causes(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, _ = outcomes
+    entry = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]["n_counter.py::counted"]
+    assert entry["status"] == "ran" and entry["recompiles"] == 1 and entry["graphs"] == 2, entry
+
+
+@pytest.mark.torch
 def test_a_class_a_factory_built_but_never_called_is_not_reached_and_no_factory_is_asked_for(
     outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
 ) -> None:

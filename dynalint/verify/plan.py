@@ -13,6 +13,7 @@ only ones ``--verify`` lints there. ``shown`` names a file the same way in job i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -91,7 +92,7 @@ def function_jobs(
 def reached(results: Iterable[JobResult], libraries: Sequence[str]) -> list[str]:
     """The files under ``libraries`` in which the ``results`` traced a line, sorted."""
     folders = [Path(folder) for folder in libraries]
-    files = {Path(name).resolve() for result in results for name, _ in result.traced}
+    files = {Path(resolved(name)) for result in results for name in {name for name, _ in result.traced}}
     return sorted(str(f) for f in files if any(_inside(f, folder) for folder in folders))
 
 
@@ -118,9 +119,14 @@ def traced_within(result: JobResult | None, jobs: Sequence[Job]) -> bool:
     """Whether a worker's ``result`` traced a line of any of ``jobs``' target functions."""
     if result is None:
         return False
-    spans = [(str(Path(j.path).resolve()), j.lines[0], j.lines[1]) for j in jobs]
-    traced = {(str(Path(f).resolve()), line) for f, line in result.traced}
-    return any(f == path and first <= line <= last for f, line in traced for path, first, last in spans)
+    spans = [(resolved(j.path), j.lines[0], j.lines[1]) for j in jobs]
+    return any(resolved(f) == path and first <= line <= last for f, line in result.traced for path, first, last in spans)
+
+
+@functools.lru_cache(maxsize=None)
+def resolved(path: str) -> str:
+    """``path`` made absolute with its links resolved, once per path: a factory traces thousands of lines."""
+    return str(Path(path).resolve())
 
 
 def builders(job: Job, jobs: Sequence[Job], results: Mapping[str, JobResult]) -> tuple[str, ...]:

@@ -33,8 +33,7 @@ BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
 RAISE_RECORDS = frozenset({"GB0170", "GB0088"})
 
 
-def _key(path: str) -> str:
-    return str(Path(path).resolve())
+_key = plan.resolved
 
 
 def judge(
