@@ -130,9 +130,11 @@ def check(
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
     gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
     tree = nearest.ConfigTree(config, overrides, fixed=config_file is not None)
-    # With factories, --verify lints installed code only where the factories ran (``verify.verify``).
-    libraries = files.third_party(paths, config.root) if verify and config.verify_factories else ()
-    static_paths = [p for p in paths if p == api.STDIN or str(Path(p).resolve()) not in libraries]
+    # --verify observes installed code named on the command line like the project's; with factories,
+    # it lints such code only where the factories ran (``verify.verify`` calls ``relint``).
+    libraries = files.third_party(paths, config.root) if verify else ()
+    deferred = libraries if config.verify_factories else ()
+    static_paths = [p for p in paths if p == api.STDIN or str(Path(p).resolve()) not in deferred]
 
     def lint(named: Sequence[str]) -> nearest.GroupedResult:
         return nearest.lint_paths(tree, named, force_exclude=force_exclude, stdin_text=stdin_text,
@@ -177,7 +179,7 @@ def check(
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
     gate_failed = False
     if verify:
-        relint = (lambda reached: lint([*static_paths, *reached]).result) if libraries else None
+        relint = (lambda reached: lint([*static_paths, *reached]).result) if deferred else None
         result, gate_failed = _verify(
             result, config, libraries, relint, verify_backend, device, verify_timeout, census_out, baseline, quiet
         )
