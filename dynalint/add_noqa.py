@@ -6,20 +6,28 @@ inside a multi-line string cannot hold a comment: the finding's last line is use
 that one cannot either, the finding is left and counted. Files are read and written as UTF-8 with
 their own line endings, replaced atomically; a file in another encoding, or changed since it was
 linted so that it no longer parses, is left untouched.
+
+In a notebook the directive goes on the finding's line of its cell (magic lines are read as the
+``pass`` the linter saw, so they never confuse the tokenizer). The notebook's JSON is written back
+only in the layout it was read in: dynalint finds the ``json.dumps`` settings (indent, key order,
+escaping) that reproduce the file byte for byte, and a notebook no such setting reproduces is left
+untouched, its findings listed; so is a cell whose ``source`` list is not split one line per string.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import tempfile
 import tokenize
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynalint import registry, suppression
-from dynalint.finding import Finding
+from dynalint import notebook, registry, suppression
+from dynalint.finding import Finding, in_cell
 from dynalint.lines import python_lines
 
 
@@ -32,12 +40,13 @@ class Added:
 
 def add_noqa(findings: list[Finding]) -> Added:
     by_file: dict[str, list[Finding]] = defaultdict(list)
+    added = Added()
     for finding in findings:
         if finding.code not in registry.DIAGNOSTIC_CODES:
             by_file[finding.filename].append(finding)
-    added = Added()
     for filename, in_file in sorted(by_file.items()):
-        count = _annotate(Path(filename), in_file, added.left)
+        annotate = _annotate_notebook if notebook.is_notebook(filename) else _annotate
+        count = annotate(Path(filename), in_file, added.left)
         if count:
             added.directives += count
             added.files += 1
@@ -47,22 +56,86 @@ def add_noqa(findings: list[Finding]) -> Added:
 def _annotate(path: Path, findings: list[Finding], left: list[str]) -> int:
     try:
         text = path.read_bytes().decode("utf-8")
-        lines = python_lines(text)
-        no_comment, comments = _line_facts(text)
+        annotated, count = _with_directives(text, text, findings, f"{path}:", left)
     except (OSError, UnicodeDecodeError, tokenize.TokenError, SyntaxError) as error:
         left.extend(f"{path}:{f.start.line}: file not annotated ({type(error).__name__})" for f in findings)
         return 0
+    _replace(path, annotated)
+    return count
+
+
+def _with_directives(text: str, python: str, findings: list[Finding], where: str, left: list[str]) -> tuple[str, int]:
+    """``text`` with a directive on each line its findings need, and how many lines got one.
+
+    ``python`` is ``text`` as Python, line for line (a notebook cell with its magics blanked): it is
+    what is tokenized for the lines' comments and strings.
+    """
+    lines = python_lines(text)
+    no_comment, comments = _line_facts(python)
     wanted: dict[int, set[str]] = defaultdict(set)
     for finding in findings:
         line = next((n for n in (finding.start.line, finding.end.line) if n not in no_comment), None)
         if line is None or not 0 < line <= len(lines):
-            left.append(f"{path}:{finding.start.line}: the line ends inside a string")
+            left.append(f"{where}{finding.start.line}: the line ends inside a string")
             continue
         wanted[line].add(finding.code)
     for number, codes in wanted.items():
         lines[number - 1] = _with_directive(lines[number - 1], sorted(codes), comments.get(number))
-    _replace(path, "".join(lines))
-    return len(wanted)
+    return "".join(lines), len(wanted)
+
+
+def _annotate_notebook(path: Path, findings: list[Finding], left: list[str]) -> int:
+    def unannotated(why: str, which: list[Finding]) -> None:
+        left.extend(f"{path}:{in_cell(f.cell)}{f.start.line}: notebook not annotated ({why})" for f in which)
+
+    try:
+        original = path.read_bytes().decode("utf-8")
+        document = json.loads(original)
+        cells = document["cells"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        unannotated(type(error).__name__, findings)
+        return 0
+    dump = _json_layout(document, original)
+    if dump is None:
+        unannotated("its JSON layout is not one dynalint can write back unchanged", findings)
+        return 0
+    by_cell: dict[int | None, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_cell[finding.cell].append(finding)
+    count = 0
+    for number, in_cell_findings in sorted(by_cell.items(), key=lambda item: item[0] or 0):
+        cell = cells[number - 1] if number is not None and 0 < number <= len(cells) else None
+        source = cell.get("source") if isinstance(cell, dict) else None
+        text = source if isinstance(source, str) else "".join(source) if isinstance(source, list) else None
+        if text is None or (isinstance(source, list) and source != python_lines(text)):
+            unannotated("the cell's source is not one string per line", in_cell_findings)
+            continue
+        try:
+            annotated, added = _with_directives(text, notebook.python_of_cell(text), in_cell_findings,
+                                                f"{path}:cell {number}:", left)
+        except (tokenize.TokenError, SyntaxError) as error:
+            unannotated(type(error).__name__, in_cell_findings)
+            continue
+        cell["source"] = annotated if isinstance(source, str) else python_lines(annotated)
+        count += added
+    if count:
+        _replace(path, dump(document))
+    return count
+
+
+def _json_layout(document: object, original: str) -> Callable[[object], str] | None:
+    """The ``json.dumps`` settings that write ``document`` back as ``original`` exactly (Jupyter's are the
+    first tried: one-space indent, sorted keys, UTF-8 unescaped), or ``None`` when none does."""
+    ending = "\n" if original.endswith("\n") else ""
+    for indent in (1, 2, 4, None):
+        for sort_keys in (True, False):
+            for ensure_ascii in (False, True):
+                def dump(value: object, indent: int | None = indent, sort_keys: bool = sort_keys,
+                         ensure_ascii: bool = ensure_ascii) -> str:
+                    return json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + ending
+                if dump(document) == original:
+                    return dump
+    return None
 
 
 def _line_facts(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:

@@ -10,17 +10,19 @@ import ast
 import contextlib
 import fnmatch
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynalint import (
-    cache, diagnostics, digests, failsafe, files, newsyntax, overlaps, parallel, registry, suppression, versions,
+    cache, diagnostics, digests, failsafe, files, newsyntax, notebook, overlaps, parallel, registry, suppression,
+    versions,
 )
 from dynalint.config import Config
 from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
 from dynalint.program import Program, link
+from dynalint.progress import Report
 from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
 
@@ -66,10 +68,12 @@ def lint_paths(
     use_cache: bool = False,
     jobs: int = 1,
     discovered: files.Discovery | None = None,
+    progress: Report | None = None,
 ) -> LintResult:
     """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
 
     ``discovered``: the files of ``paths`` found already (``nearest.py`` walks once for every config).
+    ``progress(stage, done, total)``: told how far the summarize and lint stages are (the CLI's progress line).
 
     With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``.
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
@@ -78,7 +82,8 @@ def lint_paths(
     if discovered is None:  # a caller that walked the paths already forgot for this run, and memoized since
         files.forget_paths()
     with _collector_paused():
-        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered)
+        return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered,
+                           progress)
 
 
 @contextlib.contextmanager
@@ -101,8 +106,17 @@ def _lint_paths(
     use_cache: bool,
     jobs: int,
     discovered: files.Discovery | None = None,
+    progress: Report | None = None,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
+    notebooks: dict[str, notebook.Notebook] = {}  # by display name: where their findings' lines are
+
+    def add(source: files.SourceFile, read: str | notebook.Notebook | Finding) -> None:
+        if isinstance(read, notebook.Notebook):
+            notebooks[source.display] = read
+            read = read.text
+        inputs.append((source, read))
+
     for raw in paths:
         if raw == STDIN:
             name = stdin_filename or "<stdin>"
@@ -111,22 +125,40 @@ def _lint_paths(
             source = replace(files.source_file(Path(name), name), from_stdin=True) if stdin_filename else (
                 files.SourceFile(Path(name), name, "stdin", False, from_stdin=True)
             )
-            inputs.append((source, files.decode(stdin_text or b"", name)))
+            add(source, files.decode_notebook(stdin_text or b"", name, config.max_file_kb)
+                if notebook.is_notebook(name) else files.decode(stdin_text or b"", name))
     on_disk = [p for p in paths if p != STDIN]
     found = discovered if discovered is not None else files.discover(on_disk, config, force_exclude)
     for path in found.files:
         source = files.source_file(path)
-        inputs.append((source, files.read_source(path, source.display, config.max_file_kb)))
+        add(source, files.read_file(path, source.display, config.max_file_kb))
     store = cache.Cache.open(config.cache_folder if use_cache else None)
     # A text read from stdin under a file's name is that file of its project: the project is its context.
     named = [*on_disk, *([stdin_filename] if stdin_filename and STDIN in paths else [])]
-    result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs)
+    result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs, progress)
     store.save()
     result.skipped = found.skipped
     result.warnings = found.warnings
-    result.findings = sorted(result.findings + [f for f in found.problems if _selected(f, config)],
-                             key=lambda f: f.sort_key)
+    # Linted (and cached) in the joined cells' lines; placed in this run's cells last, so that a cached
+    # finding follows a cell split or a markdown cell inserted above it.
+    placed = notebook.place_all(result.findings, _with_context_notebooks(result.findings, notebooks, config))
+    result.findings = sorted(placed + [f for f in found.problems if _selected(f, config)], key=lambda f: f.sort_key)
     return result
+
+
+def _with_context_notebooks(
+    findings: Sequence[Finding], notebooks: dict[str, notebook.Notebook], config: Config
+) -> dict[str, notebook.Notebook]:
+    """``notebooks``, and the cell layout of every context notebook a why-chain leads to (a staged module
+    compiled from a notebook that is not staged)."""
+    linked = {link.filename for f in findings if f.region is not None for link in f.region.chain
+              if notebook.is_notebook(link.filename) and link.filename not in notebooks}
+    layouts = dict(notebooks)
+    for filename in sorted(linked):
+        read = files.read_file(Path(filename), filename, config.max_file_kb)
+        if isinstance(read, notebook.Notebook):
+            layouts[filename] = read
+    return layouts
 
 
 def _project_context(
@@ -156,9 +188,11 @@ def _lint(
     context: Sequence[files.SourceFile] = (),
     store: cache.Cache | None = None,
     jobs: int = 1,
+    progress: Report | None = None,
 ) -> LintResult:
     # Every stage's walk recurses with the tree: run them where any nesting Python accepts fits.
-    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context, store or cache.Cache(None), jobs))
+    return failsafe.run_deep(
+        lambda: _lint_contained(inputs, config, context, store or cache.Cache(None), jobs, progress))
 
 
 def _lint_contained(
@@ -167,15 +201,21 @@ def _lint_contained(
     context: Sequence[files.SourceFile],
     store: cache.Cache,
     jobs: int = 1,
+    progress: Report | None = None,
 ) -> LintResult:
     """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
-    parsed, unparsable = _summarize_all(inputs, context, config, store, jobs)
+    parsed, unparsable = _summarize_all(inputs, context, config, store, jobs, _stage(progress, "summarizing"))
     program, unlinkable = _link_contained(parsed, config)
-    linted = _lint_compiled(parsed, program, config, store, jobs)
+    linted = _lint_compiled(parsed, program, config, store, jobs, _stage(progress, "linting"))
     findings = [f for f in (*unparsable, *unlinkable, *linted) if _selected(f, config)]
     return LintResult(
         sorted(findings, key=lambda f: f.sort_key), len(inputs), program, _entry_regions(program, parsed)
     )
+
+
+def _stage(progress: Report | None, stage: str) -> Callable[[int, int], None] | None:
+    """``progress`` for one stage: ``(done, total)``."""
+    return None if progress is None else (lambda done, total: progress(stage, done, total))
 
 
 @dataclass
@@ -197,6 +237,7 @@ def _summarize_all(
     config: Config,
     store: cache.Cache,
     jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[_Parsed], list[Finding]]:
     """Parse and summarize the files asked for and the context files; the diagnostics of those asked for.
 
@@ -237,6 +278,7 @@ def _summarize_all(
         lambda index: _prepare(pending[index].source, pending[index].text, pending[index].module),
         len(pending), jobs,
         lost=lambda index: diagnostics.stage_crash(pending[index].source.display, "summarize", _WORKER_DIED),
+        done=progress and (lambda done: progress(done, len(pending))),
     )
     for item, value in zip(pending, summarized):
         if not (isinstance(value, Finding) and value.code in _TRANSIENT):
@@ -270,7 +312,8 @@ def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
 
 
 def _lint_compiled(
-    parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache, jobs: int = 1
+    parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache, jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Finding]:
     """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped.
 
@@ -306,7 +349,7 @@ def _lint_compiled(
     linted_all = parallel.run(
         lint_one, len(pending), jobs,
         lost=lambda index: [diagnostics.stage_crash(pending[index][1].file.display, "lint", _WORKER_DIED)],
-        min_items=4,
+        min_items=4, done=progress and (lambda done: progress(done, len(pending))),
     )
     for (slot, _, _, key, digest), linted in zip(pending, linted_all):
         if not any(f.code in _TRANSIENT for f in linted):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, registry
+from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, progress, registry
 from dynalint import add_noqa as noqa_writer
 from dynalint import baseline as findings_baseline
 from dynalint.checks import ALL_RULES
@@ -135,14 +135,15 @@ def check(
     libraries = files.third_party(paths, config.root) if verify else ()
     deferred = libraries if config.verify_factories else ()
     static_paths = [p for p in paths if p == api.STDIN or str(Path(p).resolve()) not in deferred]
+    bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
 
-    def lint(named: Sequence[str]) -> nearest.GroupedResult:
+    def lint(named: Sequence[str], shown: Callable[..., object] | None = None) -> nearest.GroupedResult:
         return nearest.lint_paths(tree, named, force_exclude=force_exclude, stdin_text=stdin_text,
                                   stdin_filename=stdin_filename, use_cache=not no_cache,
-                                  jobs=jobs or parallel.default_jobs())
+                                  jobs=jobs or parallel.default_jobs(), progress=shown)
 
     try:
-        grouped = lint(static_paths)
+        grouped = lint(static_paths, bar and bar.update)
         result, config = grouped.result, grouped.configs[0]
     except ConfigError as error:  # a sub-project's own config, read when the walk reached it
         click.echo(f"dynalint: error: {error}", err=True)
@@ -153,6 +154,9 @@ def check(
     except Exception:  # an engine bug outside every per-file guard: say so plainly and exit 2, never 0
         click.echo(f"dynalint {__version__}: internal error, please report it:\n" + traceback.format_exc(), err=True)
         sys.exit(EXIT_ERROR)
+    finally:
+        if bar is not None:
+            bar.close()
     if census_out and not verify:
         click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
@@ -189,9 +193,11 @@ def check(
         status = EXIT_CLEAN
     else:
         status = EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN
-    REPORTERS[output_format](result.findings, sys.stdout, Run(status, result.files_checked))
+    REPORTERS[output_format](result.findings, sys.stdout, Run(
+        status, result.files_checked, color=progress.wants_color(sys.stdout, os.environ)))
     if not quiet:
-        click.echo(summary(result.findings, result.files_checked, result.skipped), err=True)
+        click.echo(summary(result.findings, result.files_checked, result.skipped,
+                           color=progress.wants_color(sys.stderr, os.environ)), err=True, color=True)
     sys.exit(status)
 
 

@@ -25,7 +25,7 @@ SYNTAX_ERROR = Diagnostic("DYN901", "syntax-error", "The file does not parse as 
                           "Fix the syntax error; nothing else in the file was checked")
 UNREADABLE_FILE = Diagnostic("DYN902", "unreadable-file",
                              "The file or folder cannot be read as Python source (encoding, binary, special "
-                             "file, symlink loop, permissions)",
+                             "file, symlink loop, permissions, a notebook that is not notebook JSON)",
                              "Save the file as UTF-8 (PEP 3120) and make it a readable regular file, or exclude it")
 INTERNAL_ERROR = Diagnostic("DYN903", "internal-error", "dynalint itself failed on this file (a bug)",
                             "Please report this with the file; what the failing stage or rule would have found "

@@ -1,15 +1,17 @@
 """Files stage: turn the command line's paths into the source files to check, and read them safely.
 
-Folders are walked for ``*.py``; well-known tool and environment folders are skipped, then the
+Folders are walked for ``*.py``, ``*.pyi`` and ``*.ipynb``; well-known tool and environment folders are skipped, then the
 config's ``exclude`` / ``extend-exclude`` globs, then what git ignores (``gitignore.py``; inside a git
 work tree only, unless ``respect-gitignore = false``). ``build`` and ``dist`` are skipped only when they are
 not Python packages (``myproj/parallel/dist/__init__.py`` is code, not an artefact). Every skipped
 folder that holds Python files is counted, so the run can say what it left out; a folder that cannot
 be listed is a DYN902 diagnostic. Files named explicitly are always checked unless ``--force-exclude``
 is given (pre-commit passes every staged path explicitly), but a file named explicitly that is not
-Python (``README.md``, a notebook) is skipped with a warning, and so is a named folder holding no
-Python file. The walk may take each folder's own config (``config_for``: the nearest one, see
+Python (``README.md``) is skipped with a warning, and so is a named folder holding no Python file. The walk may take each folder's own config (``config_for``: the nearest one, see
 ``nearest.py``), so that a sub-project's ``exclude`` and ``respect-gitignore`` hold below it.
+
+A notebook is read as the Python of its code cells (``notebook.py``): ``read_file`` gives the
+``Notebook`` with its cell layout, ``read_source`` its text alone.
 
 ``read_source`` never raises and never blocks: only regular files are opened (a FIFO, socket or
 device named ``x.py`` is reported, not read), symlink loops and dangling links are reported, a file
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from dynalint import diagnostics, gitignore
+from dynalint import diagnostics, gitignore, notebook
 from dynalint.config import Config
 from dynalint.finding import Finding
 
@@ -121,9 +123,14 @@ def _below(path: Path, base: Path) -> str | None:
 
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+# What a folder walk lints: Python files and Jupyter notebooks (their code cells).
+LINTED_SUFFIXES = (*PYTHON_SUFFIXES, notebook.SUFFIX)
+# The JSON of a notebook holds its outputs (images, tables) as well as its code: it is read up to this
+# size, and ``max-file-size-kb`` is applied to the code cells' text instead.
+NOTEBOOK_READ_LIMIT_KB = 256 * 1024
 # Named explicitly, these are Python too: ``.pyw`` scripts, and files with no suffix that start with
 # a python shebang (what pre-commit's ``types: [python]`` passes).
-_EXPLICIT_SUFFIXES = (*PYTHON_SUFFIXES, ".pyw")
+_EXPLICIT_SUFFIXES = (*LINTED_SUFFIXES, ".pyw")
 
 
 @dataclass
@@ -140,7 +147,7 @@ def discover(
     paths: Iterable[str], config: Config, force_exclude: bool = False,
     config_for: Callable[[Path], Config] | None = None,
 ) -> Discovery:
-    """Every ``.py`` file under ``paths``, each once, in a stable order.
+    """Every ``.py``, ``.pyi`` and ``.ipynb`` file under ``paths``, each once, in a stable order.
 
     ``config_for(folder)`` gives the config that judges a folder's entries (default: ``config``).
     """
@@ -175,11 +182,9 @@ def not_python(path: Path) -> str | None:
     suffix = path.suffix.lower()
     if suffix in _EXPLICIT_SUFFIXES:
         return None
-    if suffix == ".ipynb":
-        return "notebooks are not linted yet"
     if suffix == "" and _python_script(path):
         return None
-    return f"not a Python file (dynalint lints {', '.join(PYTHON_SUFFIXES)} files)"
+    return f"not a Python file (dynalint lints {', '.join(LINTED_SUFFIXES)} files)"
 
 
 def _python_script(path: Path) -> bool:
@@ -195,7 +200,7 @@ def _python_script(path: Path) -> bool:
 
 
 def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) -> Iterator[Path]:
-    """``*.py`` files under ``root``. Built-in excludes apply below ``root``; configured globs apply
+    """``*.py``, ``*.pyi`` and ``*.ipynb`` files under ``root``. Built-in excludes apply below ``root``; configured globs apply
     relative to the config root too, so ``exclude = ["src/gen/*"]`` works from any folder. Each folder's
     entries are judged by ``config_for(folder)``."""
 
@@ -218,7 +223,7 @@ def _walk(root: Path, config_for: Callable[[Path], Config], found: Discovery) ->
                 found.skipped.append(display_name(here / name))
         subdirectories[:] = kept
         for name in sorted(filenames):
-            if (name.endswith(PYTHON_SUFFIXES) and not _skipped(here / name, root, config)
+            if (name.endswith(LINTED_SUFFIXES) and not _skipped(here / name, root, config)
                     and not _ignored_by_git(here / name, config, False, top)):
                 yield here / name
 
@@ -237,9 +242,9 @@ def _skipped(path: Path, root: Path, config: Config) -> bool:
 
 
 def holds_python(folder: Path) -> bool:
-    """Whether ``folder`` (a folder, else false) holds a Python file at any depth; stops at the first."""
+    """Whether ``folder`` (a folder, else false) holds a Python file or notebook at any depth; stops at the first."""
     for _, _, filenames in os.walk(folder):
-        if any(name.endswith(PYTHON_SUFFIXES) for name in filenames):
+        if any(name.endswith(LINTED_SUFFIXES) for name in filenames):
             return True
     return False
 
@@ -282,11 +287,16 @@ def project_root(path: Path) -> Path:
 
 
 def module_name(path: Path) -> tuple[str, bool]:
-    """Dotted module name of ``path`` from the outermost package holding it, and whether it is a package."""
+    """Dotted module name of ``path`` from the outermost package holding it, and whether it is a package.
+
+    A notebook cannot be imported: its name ends in ``@ipynb``, so that ``model.ipynb`` never takes the
+    name ``import model`` resolves to ``model.py``.
+    """
     path = real(path)
     is_package = path.name == "__init__.py"
     packages = _packages_above(path.parent)
-    return ".".join([*packages, *([] if is_package else [path.stem])]), is_package
+    stem = f"{path.stem}@ipynb" if notebook.is_notebook(path) else path.stem
+    return ".".join([*packages, *([] if is_package else [stem])]), is_package
 
 
 @lru_cache(maxsize=4096)
@@ -305,9 +315,31 @@ def source_file(path: Path, display: str | None = None) -> SourceFile:
 
 
 def read_source(path: Path, display: str, max_kb: float | None = None) -> str | Finding:
-    """The file's text, or a DYN902 / DYN904 finding saying why it is not checked."""
-    data = _read_regular(path, display, max_kb)
-    return data if isinstance(data, Finding) else decode(data, display)
+    """The file's text (a notebook's: the Python of its code cells), or a DYN902 / DYN904 finding saying why
+    it is not checked."""
+    read = read_file(path, display, max_kb)
+    return read.text if isinstance(read, notebook.Notebook) else read
+
+
+def read_file(path: Path, display: str, max_kb: float | None = None) -> str | notebook.Notebook | Finding:
+    """``read_source``, with a notebook's cell layout: what the findings in it are placed by."""
+    if not notebook.is_notebook(path):
+        data = _read_regular(path, display, max_kb)
+        return data if isinstance(data, Finding) else decode(data, display)
+    data = _read_regular(path, display, None if max_kb is None else max(max_kb, NOTEBOOK_READ_LIMIT_KB))
+    return data if isinstance(data, Finding) else decode_notebook(data, display, max_kb)
+
+
+def decode_notebook(data: bytes, display: str, max_kb: float | None = None) -> notebook.Notebook | Finding:
+    """The notebook in ``data``, with ``max-file-size-kb`` applied to its code (its outputs do not count)."""
+    parsed = notebook.parse(data, display)
+    if isinstance(parsed, notebook.Notebook) and max_kb is not None:
+        size = len(parsed.text.encode("utf-8", "surrogatepass"))
+        if size > max_kb * 1024:
+            return diagnostics.too_complex(
+                display, 1, f"the notebook's code cells are {size / 1024:,.0f} KiB, over the {max_kb:g} KiB limit "
+                            "(`max-file-size-kb`); they were not linted")
+    return parsed
 
 
 def _read_regular(path: Path, display: str, max_kb: float | None) -> bytes | Finding:

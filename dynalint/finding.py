@@ -40,6 +40,7 @@ class ChainLink:
     line: int
     function: str
     how: str  # e.g. "@torch.compile", "torch.compile(model)", "called", "forward of Block"
+    cell: int | None = None  # the notebook cell ``line`` counts in (1-based); ``None`` in a ``.py`` file
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Region:
         if not self.chain:
             return self.function
         head = self.chain[0]
-        parts = [f"{head.filename}:{head.line} {head.how}", *(link.function for link in self.chain)]
+        parts = [f"{head.filename}:{in_cell(head.cell)}{head.line} {head.how}", *(link.function for link in self.chain)]
         return " -> ".join(parts)
 
 
@@ -101,7 +102,13 @@ class Finding:
     gb_ids: tuple[str, ...] = ()
     region: Region | None = None
     verify: Verdict | None = field(default=None, compare=False)  # set by ``--verify``
+    cell: int | None = None  # a notebook's cell (1-based, ruff's ``cell``), whose lines ``start`` and ``end`` count
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.filename, self.start.line, self.start.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.filename, self.cell or 0, self.start.line, self.start.column, self.code)
+
+
+def in_cell(cell: int | None) -> str:
+    """``"cell 3:"`` before a line number in a notebook (ruff's ``nb.ipynb:cell 3:4:5``), else nothing."""
+    return "" if cell is None else f"cell {cell}:"

@@ -8,7 +8,9 @@ it. GitLab Code Quality and SARIF's ``partialFingerprints`` carry it, so that a 
 finding across commits instead of seeing it fixed and reintroduced each time the code above moves.
 
 DYN9xx diagnostics (a file that cannot be read or parsed) are named by code and file only: their
-line may not be readable, and one such finding per file is the norm.
+line may not be readable, and one such finding per file is the norm. In a notebook the line is read
+from the finding's cell, as written (the cell number itself is left out: moving code to another cell
+keeps its fingerprint).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import tokenize
 from collections import Counter
 from collections.abc import Sequence
 
-from dynalint import registry
+from dynalint import notebook, registry
 from dynalint.finding import Finding
 
 _LAYOUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -44,7 +46,7 @@ def _identity(finding: Finding, sources: _SourceLines) -> tuple[str, ...]:
     if finding.code in registry.DIAGNOSTIC_CODES:
         return (finding.code, finding.filename)
     function = finding.region.function if finding.region is not None else ""
-    return (finding.code, finding.filename, function, normalized(sources.line(finding.filename, finding.start.line)))
+    return (finding.code, finding.filename, function, normalized(sources.line(finding.filename, finding.start.line, finding.cell)))
 
 
 def normalized(line: str) -> str:
@@ -68,12 +70,28 @@ class _SourceLines:
 
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
+        self._cells: dict[str, dict[int, list[str]]] = {}
 
-    def line(self, filename: str, number: int) -> str:
-        if filename not in self._lines:
-            self._lines[filename] = self._read(filename)
-        lines = self._lines[filename]
+    def line(self, filename: str, number: int, cell: int | None = None) -> str:
+        if cell is not None:
+            if filename not in self._cells:
+                self._cells[filename] = self._read_cells(filename)
+            lines = self._cells[filename].get(cell, [])
+        else:
+            if filename not in self._lines:
+                self._lines[filename] = self._read(filename)
+            lines = self._lines[filename]
         return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    @staticmethod
+    def _read_cells(filename: str) -> dict[int, list[str]]:
+        if not os.path.isfile(filename):
+            return {}
+        try:
+            with open(filename, "rb") as handle:
+                return notebook.cell_lines(handle.read())
+        except OSError:
+            return {}
 
     @staticmethod
     def _read(filename: str) -> list[str]:

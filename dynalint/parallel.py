@@ -34,16 +34,25 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run(work: Callable[[int], T], count: int, jobs: int, lost: Callable[[int], T], min_items: int = 16) -> list[T]:
-    """``[work(0), ..., work(count - 1)]``, computed by up to ``jobs`` worker processes."""
+def run(work: Callable[[int], T], count: int, jobs: int, lost: Callable[[int], T], min_items: int = 16,
+        done: Callable[[int], None] | None = None) -> list[T]:
+    """``[work(0), ..., work(count - 1)]``, computed by up to ``jobs`` worker processes.
+
+    ``done(n)``: told how many items are finished as they finish (the CLI's progress line).
+    """
+    tell = done or (lambda finished: None)
     if jobs <= 1 or count < min_items or "fork" not in multiprocessing.get_all_start_methods():
-        return [work(index) for index in range(count)]
+        results_in_order = []
+        for index in range(count):
+            results_in_order.append(work(index))
+            tell(index + 1)
+        return results_in_order
     global _work
     _work = work
     try:
         batches = _batches(count, jobs * 4)
         results: dict[int, T] = {}
-        for index in _run_batches(batches, jobs, results):
+        for index in _run_batches(batches, jobs, results, tell):
             results[index] = _run_alone(index, lost)
         return [results[index] for index in range(count)]
     finally:
@@ -55,7 +64,8 @@ def _batches(count: int, pieces: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, count)) for start in range(0, count, size)]
 
 
-def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[int, Any]) -> list[int]:
+def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[int, Any],
+                 tell: Callable[[int], None]) -> list[int]:
     """Fill ``results`` from the batches; the indices of batches whose worker died."""
     failed: list[int] = []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts) as pool:
@@ -66,6 +76,7 @@ def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[in
                     results[start + offset] = value
             except BrokenProcessPool:
                 failed.extend(range(start, stop))
+            tell(stop)
     return failed
 
 

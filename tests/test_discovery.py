@@ -190,20 +190,13 @@ def test_verify_refuses_several_configs(monorepo: Path, monkeypatch: pytest.Monk
 def test_non_python_files_named_explicitly_are_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _write(tmp_path, {"README.md": "# Title\n\nSome *text*.\n", "data.json": '{"a": 1}\n', "nb.ipynb": '{"cells": []}\n'})
-    result = _check(tmp_path, monkeypatch, "README.md", "data.json", "nb.ipynb")
+    # Notebooks are linted (tests/test_notebooks.py); other files that are not Python are not.
+    _write(tmp_path, {"README.md": "# Title\n\nSome *text*.\n", "data.json": '{"a": 1}\n'})
+    result = _check(tmp_path, monkeypatch, "README.md", "data.json")
     assert result.exit_code == 0 and "DYN901" not in result.stdout
     assert "dynalint: warning: skipped README.md: not a Python file" in result.stderr
     assert "dynalint: warning: skipped data.json: not a Python file" in result.stderr
-    assert "dynalint: warning: skipped nb.ipynb: notebooks are not linted yet" in result.stderr
-
-
-def test_a_notebook_is_never_parsed_as_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A JSON text that happens to parse as Python must not "pass" as checked.
-    _write(tmp_path, {"nb.ipynb": '{"cells": [], "metadata": {}, "nbformat": 4}\n'})
-    result = _check(tmp_path, monkeypatch, "nb.ipynb")
-    assert "notebooks are not linted yet" in result.stderr and "(0 files checked)" in result.stderr
-    assert files.discover([str(tmp_path / "nb.ipynb")], Config(root=tmp_path)).files == []
+    assert "(0 files checked)" in result.stderr
 
 
 def test_a_python_script_without_suffix_is_linted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

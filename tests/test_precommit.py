@@ -129,3 +129,28 @@ def test_hook_passes_on_a_clean_file(hook_repo: Path, pre_commit_home: Path, tmp
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output
     assert re.search(r"^dynalint\.+Passed$", output, re.MULTILINE), output
+
+
+def test_hook_lints_a_notebook_cell_by_cell_beside_a_python_file(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    # `types_or: [python, pyi, jupyter]`: pre-commit hands the hook the notebook too, and its finding is
+    # placed in its cell (the second cell: the first is markdown).
+    import json
+
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n"]},
+            {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+             "source": VIOLATING.splitlines(keepends=True)},
+        ],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    project = _project(tmp_path / "user", pre_commit_home, {"x.py": VIOLATING, "nb.ipynb": json.dumps(notebook)})
+    completed = _try_repo(hook_repo, pre_commit_home, project, "x.py", "nb.ipynb")
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 1, output
+    assert re.search(r"^x\.py:5:\d+: DYN201 ", output, re.MULTILINE), output
+    assert re.search(r"^nb\.ipynb:cell 2:5:\d+: DYN201 ", output, re.MULTILINE), output
+    assert "Traceback" not in output

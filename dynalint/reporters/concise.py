@@ -15,4 +15,4 @@ from dynalint.reporters.run import Run
 
 def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:
     for finding in findings:
-        out.write(text.headline(finding) + "\n")
+        out.write(text.headline(finding, run.color) + "\n")

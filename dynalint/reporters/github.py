@@ -4,7 +4,9 @@
 ``likely`` finding). The runner splits a command on ``::``, ``,`` and newlines, so values are
 escaped as its toolkit does: in the message ``%``, CR and LF become ``%25``, ``%0D``, ``%0A``; in
 a property ``:`` and ``,`` also become ``%3A`` and ``%2C``. The message keeps the help and
-``compiled via:`` lines, which the annotation shows as lines of their own.
+``compiled via:`` lines, which the annotation shows as lines of their own. A finding in a notebook
+is an annotation on the file (no line: the notebook's JSON lines are not its cells'), and its
+message starts with the cell position, ``cell 3:4:5: DYN201 ...``.
 """
 
 from __future__ import annotations
@@ -28,16 +30,13 @@ def escape_property(value: str) -> str:
 
 
 def command(finding: Finding) -> str:
-    properties = {
-        "file": finding.filename,
-        "line": finding.start.line,
-        "col": finding.start.column,
-        "endLine": finding.end.line,
-        "endColumn": finding.end.column,
-        "title": f"dynalint {finding.code} ({finding.name})",
-    }
+    properties: dict[str, object] = {"file": finding.filename}
+    if finding.cell is None:
+        properties.update(line=finding.start.line, col=finding.start.column, endLine=finding.end.line,
+                          endColumn=finding.end.column)
+    properties["title"] = f"dynalint {finding.code} ({finding.name})"
     listed = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    message = "\n".join([text.describe(finding), *text.details(finding)])
+    message = "\n".join([text.in_notebook(finding) + text.describe(finding), *text.details(finding)])
     return f"::{levels.level(finding)} {listed}::{escape_data(message)}"
 
 

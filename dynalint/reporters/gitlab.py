@@ -4,7 +4,8 @@ Each finding has GitLab's documented fields only: ``description``, ``check_name`
 ``severity`` and ``location`` (``path``, ``lines.begin``). GitLab compares reports across commits
 by fingerprint, so it is ``fingerprint.py``'s, which leaves out line numbers: code moved by an edit
 above it is not reported as a new finding. Severity: ``major`` for an error, ``minor`` for a
-``likely`` finding.
+``likely`` finding. GitLab needs a line: a finding in a notebook is placed on line 1 of the file and
+its description starts with the cell position (``cell 3:4:5: ``).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ SEVERITY = {"error": "major", "warning": "minor"}
 def issues(findings: Sequence[Finding]) -> list[dict[str, object]]:
     return [
         {
-            "description": text.describe(finding),
+            "description": text.in_notebook(finding) + text.describe(finding),
             "check_name": finding.code,
             "fingerprint": fingerprint,
             "severity": SEVERITY[levels.level(finding)],
-            "location": {"path": finding.filename, "lines": {"begin": finding.start.line}},
+            "location": {"path": finding.filename,
+                         "lines": {"begin": finding.start.line if finding.cell is None else 1}},
         }
         for finding, fingerprint in zip(findings, fingerprints(findings))
     ]

@@ -23,7 +23,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
         "name": finding.name,
         "message": finding.message,
         "filename": finding.filename,
-        "cell": None,  # ruff's notebook cell; dynalint lints .py files only so far
+        "cell": finding.cell,  # ruff's: the notebook cell (1-based) the rows count in; null in a .py file
         "location": {"row": finding.start.line, "column": finding.start.column},
         "end_location": {"row": finding.end.line, "column": finding.end.column},
         "fix": None,
@@ -39,7 +39,8 @@ def as_dict(finding: Finding) -> dict[str, object]:
             "function": region.function,
             "confidence": region.confidence.value,
             "chain": [
-                {"filename": link.filename, "line": link.line, "function": link.function, "how": link.how}
+                {"filename": link.filename, "cell": link.cell, "line": link.line, "function": link.function,
+                 "how": link.how}
                 for link in region.chain
             ],
         },

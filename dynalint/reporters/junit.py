@@ -3,6 +3,7 @@
 One ``testsuite`` per file with findings, one ``testcase`` per finding holding a ``failure`` (the
 finding) or, for a DYN9xx diagnostic, an ``error`` (the file was not checked). A clean run is one
 suite named ``dynalint`` with one passing case, so that the report never reads as "no tests ran".
+A finding in a notebook is named by its cell position (``at cell 3:4:5``) and has no ``line`` attribute.
 Built with ``xml.etree``, after replacing the characters XML 1.0 cannot hold, so that it always parses.
 """
 
@@ -48,11 +49,13 @@ def document(findings: Sequence[Finding]) -> ET.Element:
 
 
 def _testcase(suite: ET.Element, finding: Finding) -> None:
+    where = text.in_notebook(finding).removesuffix(": ") or f"{finding.start.line}:{finding.start.column}"
     case = ET.SubElement(
-        suite, "testcase",
-        name=f"{finding.code} {finding.name} at {finding.start.line}:{finding.start.column}",
-        classname=xml_text(finding.filename), file=xml_text(finding.filename), line=str(finding.start.line),
+        suite, "testcase", name=f"{finding.code} {finding.name} at {where}",
+        classname=xml_text(finding.filename), file=xml_text(finding.filename),
     )
+    if finding.cell is None:
+        case.set("line", str(finding.start.line))
     outcome = ET.SubElement(
         case, "error" if levels.is_unchecked_file(finding) else "failure",
         message=xml_text(finding.message), type=finding.code,

@@ -4,7 +4,9 @@ One run whose ``tool.driver.rules`` lists every rule and every DYN9xx diagnostic
 it fired, each with its page (``helpUri``, ``help.markdown``) and GB ids (``properties.gb_ids``);
 each result points into that list by ``ruleId`` and ``ruleIndex``. Locations are URIs relative to
 the working directory (files outside it get an absolute ``file://`` URI), with 1-based lines and
-columns counted in code points. ``partialFingerprints`` carries ``fingerprint.py``'s line-free
+columns counted in code points; a finding in a notebook has no region (SARIF cannot point into a
+cell): its message starts with ``cell 3:4:5: `` and ``properties`` holds ``cell``, ``cellLine`` and
+``cellColumn``. ``partialFingerprints`` carries ``fingerprint.py``'s line-free
 fingerprint, and ``invocations`` the exit status the command ends with.
 """
 
@@ -114,30 +116,34 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str, working_d
     result: dict[str, object] = {"ruleId": finding.code}
     if finding.code in index:
         result["ruleIndex"] = index[finding.code]
+    location: dict[str, object] = {"artifactLocation": {"uri": artifact_uri(finding.filename, working_directory)}}
+    properties: dict[str, object] = {"confidence": finding.confidence.value, "gb_ids": list(finding.gb_ids)}
+    if finding.cell is None:
+        location["region"] = {
+            "startLine": finding.start.line,
+            "startColumn": finding.start.column,
+            "endLine": finding.end.line,
+            "endColumn": finding.end.column,
+        }
+    else:
+        properties.update(cell=finding.cell, cellLine=finding.start.line, cellColumn=finding.start.column)
     result.update({
         "level": levels.level(finding),
-        "message": {"text": "\n".join([text.describe(finding), *text.details(finding)])},
-        "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": artifact_uri(finding.filename, working_directory)},
-            "region": {
-                "startLine": finding.start.line,
-                "startColumn": finding.start.column,
-                "endLine": finding.end.line,
-                "endColumn": finding.end.column,
-            },
-        }}],
+        "message": {"text": "\n".join([text.in_notebook(finding) + text.describe(finding), *text.details(finding)])},
+        "locations": [{"physicalLocation": location}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-        "properties": {"confidence": finding.confidence.value, "gb_ids": list(finding.gb_ids)},
+        "properties": properties,
     })
     if finding.region is not None and finding.region.chain:
         # The why-chain, from the compile site to the function holding the line, as viewers' "related" links.
         result["relatedLocations"] = [
             {
                 "id": number,
-                "message": {"text": f"{link.how}: {link.function}"},
+                "message": {"text": f"{link.how}: {link.function}"
+                                    + ("" if link.cell is None else f" (cell {link.cell}:{link.line})")},
                 "physicalLocation": {
                     "artifactLocation": {"uri": artifact_uri(link.filename, working_directory)},
-                    **({"region": {"startLine": link.line}} if link.line > 0 else {}),
+                    **({"region": {"startLine": link.line}} if link.line > 0 and link.cell is None else {}),
                 },
             }
             for number, link in enumerate(finding.region.chain)

@@ -1,5 +1,9 @@
 """Text reporter (the default): ``path:line:col: CODE message``, then indented ``help:`` and ``compiled via:`` lines.
 
+In a notebook the position is ruff's ``nb.ipynb:cell 3:4:5``: line 4, column 5 of the notebook's third cell.
+With ``color`` (the CLI's choice: a terminal, no ``NO_COLOR``) the path is bold, the code red, ``[likely]``
+yellow and the ``help:`` / ``compiled via:`` labels cyan; the other formats call these pieces without it.
+
 Its pieces (``headline``, ``describe``, ``details``) are what the concise, github and junit formats
 show, so that a finding reads the same everywhere. ``summary`` is the line the CLI writes to stderr.
 """
@@ -9,33 +13,52 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from dynalint.finding import Confidence, Finding
+from dynalint.finding import Confidence, Finding, in_cell
 from dynalint.reporters.run import Run
 
 
-def format_finding(finding: Finding) -> str:
+_STYLES = {"path": "1", "code": "1;31", "likely": "33", "label": "36", "passed": "1;32", "found": "1;31"}
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """``text`` in one of ``_STYLES``' ANSI styles, or as it is without ``color``."""
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if color else text
+
+
+def format_finding(finding: Finding, color: bool = False) -> str:
     """The finding as the ``text`` format shows it: the headline, then its indented details."""
-    return "\n".join([headline(finding), *(f"  {line}" for line in details(finding))])
+    return "\n".join([headline(finding, color), *(f"  {line}" for line in details(finding, color))])
 
 
-def headline(finding: Finding) -> str:
+def headline(finding: Finding, color: bool = False) -> str:
     """``path:line:col: CODE message [likely]``: the first line, and all of the ``concise`` format."""
-    return f"{finding.filename}:{finding.start.line}:{finding.start.column}: {describe(finding)}"
+    return f"{paint(position(finding), 'path', color)}: {describe(finding, color)}"
 
 
-def describe(finding: Finding) -> str:
+def position(finding: Finding) -> str:
+    """``path:line:col``, or ``nb.ipynb:cell 3:4:5`` in a notebook."""
+    return f"{finding.filename}:{in_cell(finding.cell)}{finding.start.line}:{finding.start.column}"
+
+
+def in_notebook(finding: Finding) -> str:
+    """``cell 3:4:5: `` for a finding in a notebook, else nothing: the formats whose line numbers count
+    in the file (github, gitlab, junit, sarif) cannot point into a cell, so their message says where."""
+    return "" if finding.cell is None else f"cell {finding.cell}:{finding.start.line}:{finding.start.column}: "
+
+
+def describe(finding: Finding, color: bool = False) -> str:
     """``CODE message`` with the confidence and verdict tags, without a position."""
-    confidence = " [likely]" if finding.confidence is Confidence.LIKELY else ""
-    return f"{finding.code} {finding.message}{confidence}{_verdict(finding)}"
+    confidence = paint(" [likely]", "likely", color) if finding.confidence is Confidence.LIKELY else ""
+    return f"{paint(finding.code, 'code', color)} {finding.message}{confidence}{_verdict(finding)}"
 
 
-def details(finding: Finding) -> list[str]:
+def details(finding: Finding, color: bool = False) -> list[str]:
     """The ``help:`` and ``compiled via:`` lines, unindented."""
     lines = []
     if finding.help:
-        lines.append(f"help: {finding.help}")
+        lines.append(f"{paint('help:', 'label', color)} {finding.help}")
     if finding.region is not None:
-        lines.append(f"compiled via: {finding.region.describe()}")
+        lines.append(f"{paint('compiled via:', 'label', color)} {finding.region.describe()}")
     return lines
 
 
@@ -54,11 +77,12 @@ def _verdict(finding: Finding) -> str:
 
 def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:
     for finding in findings:
-        out.write(format_finding(finding) + "\n")
+        out.write(format_finding(finding, run.color) + "\n")
 
 
-def summary(findings: Sequence[Finding], files_checked: int, skipped: Sequence[str] = ()) -> str:
-    return _counts(findings, files_checked) + _skipped(skipped)
+def summary(findings: Sequence[Finding], files_checked: int, skipped: Sequence[str] = (), color: bool = False) -> str:
+    counts = _counts(findings, files_checked)
+    return paint(counts, "found" if findings else "passed", color) + _skipped(skipped)
 
 
 def _skipped(folders: Sequence[str]) -> str:

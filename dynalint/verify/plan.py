@@ -20,6 +20,7 @@ from pathlib import Path
 
 from dynalint.config import Factory
 from dynalint.files import INSTALLED, module_name
+from dynalint.notebook import is_notebook
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
 from dynalint.verify.protocol import JobResult
@@ -75,6 +76,8 @@ def function_jobs(
         if program is None or region.entry not in program.functions:
             continue
         summary, function = program.functions[region.entry]
+        if is_notebook(summary.path):
+            continue  # a notebook is no module a worker can import
         path = Path(summary.path).resolve()
         # The census key: relative to the same folder as the break sites, not to the working
         # directory, so that a baseline recorded from elsewhere still names the same functions.

@@ -6,7 +6,8 @@
   a branch those inputs did not take, or an earlier break in the same function after which Dynamo
   gave the frame up and ran the rest eagerly (naming that break);
 - ``unverifiable``: nothing could run it, with the reason (also every recompile or stale-value
-  hazard: those are not graph breaks, so what Dynamo logs neither proves nor refutes them).
+  hazard: those are not graph breaks, so what Dynamo logs neither proves nor refutes them; and every
+  finding in a notebook, which no worker imports).
 Each reason names the inputs and mode it holds for (``factory `m:f`'s inputs (eval, no_grad)``).
 Breaks Dynamo reported on lines no finding names become findings of their own (DYN090
 ``observed-graph-break``): the catalogue's blind spots, shown to the user and to us.
@@ -31,6 +32,7 @@ CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not rea
 BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
 # What Dynamo logs at the line where user code raised: the check's jump, or the exception itself.
 RAISE_RECORDS = frozenset({"GB0170", "GB0088"})
+NOTEBOOK = "--verify does not run notebooks: move the code to a module to verify it"
 
 
 _key = plan.resolved
@@ -53,6 +55,9 @@ def judge(
     for finding in findings:
         if finding.region is None:
             judged.append(finding)
+            continue
+        if finding.cell is not None:
+            judged.append(dataclasses.replace(finding, verify=Verdict(UNVERIFIABLE, reason=NOTEBOOK)))
             continue
         hazard = _hazard(finding.code)
         if hazard not in BREAK_HAZARDS:
