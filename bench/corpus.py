@@ -4,7 +4,8 @@
 - ``torch/nn``: the ``nn`` package of the installed torch, located without importing torch and copied out
   of ``site-packages`` (which linters exclude by default).
 
-Usage from other bench scripts: ``corpus.diffusers()`` / ``corpus.torch_nn()`` return source folders.
+Usage from other bench scripts: ``corpus.diffusers()`` / ``corpus.torch_nn()`` return source folders;
+``corpus.installed("diffusers")`` the folder of an installed package, where pip put it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ def diffusers(version: str = DIFFUSERS_VERSION) -> Path:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(target)
     return package
+
+
+def installed(package: str) -> Path:
+    """The folder of the installed top-level ``package``, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"{package} is not installed: pip install {package}")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def torch_nn() -> Path:

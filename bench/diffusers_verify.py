@@ -1,12 +1,16 @@
 """The catalogue's precision and recall on diffusers models, measured by ``dynalint --verify``.
 
     pip install 'diffusers==0.42.1'     # its dependencies (the source linted is the unpacked wheel)
-    python bench/diffusers_verify.py [--keep DIR]
+    python bench/diffusers_verify.py [--keep DIR] [--installed]
 
 Lays out a project in a temporary folder (or ``--keep DIR``): diffusers' source (``corpus.py``)
 beside ``fixtures/diffusers/`` (tiny model factories, their compile sites and the ``pyproject.toml``
 that declares the factories), then runs the installed command on it, as a user would:
 ``dynalint --verify --output-format json --census-out census.json .``.
+With ``--installed``, diffusers is not copied: the project holds only the factories, and the command
+names the installed package where pip put it, as third-party code
+(``dynalint --verify ... tiny_models.py .../site-packages/diffusers``); verify then lints only the
+diffusers files the factories ran.
 
 Each compile site in ``tiny_models.compile_all`` is one model. A static finding belongs to the model
 whose compile site starts its why-chain; the model's factory ran it under real Dynamo. Per model it
@@ -39,8 +43,9 @@ FIXTURE = ROOT / "fixtures" / "diffusers"
 VERDICTS = ("confirmed", "refuted", "not reached", "unverifiable")
 
 
-def lay_out(target: Path) -> None:
-    shutil.copytree(corpus.diffusers(), target / "diffusers", ignore=shutil.ignore_patterns("__pycache__"))
+def lay_out(target: Path, copy_diffusers: bool = True) -> None:
+    if copy_diffusers:
+        shutil.copytree(corpus.diffusers(), target / "diffusers", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("tiny_models.py", "pyproject.toml"):
         shutil.copy(FIXTURE / name, target / name)
 
@@ -63,8 +68,16 @@ def _location(site: str) -> tuple[str, int]:
     return path, int(line)
 
 
+def _package_path(filename: str) -> str:
+    """A finding's file as the census names it: an installed file from its package folder on."""
+    for folder in ("site-packages/", "dist-packages/"):
+        if folder in filename:
+            return filename.rsplit(folder, 1)[1]
+    return filename
+
+
 def table(findings: list[dict], census: dict, sites: dict[int, str]) -> list[str]:
-    flagged = {(f["filename"], f["location"]["row"]) for f in findings if f["code"] != "DYN090"}
+    flagged = {(_package_path(f["filename"]), f["location"]["row"]) for f in findings if f["code"] != "DYN090"}
     rows: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for finding in findings:
         if finding["code"] == "DYN090" or finding.get("region") is None:
@@ -95,15 +108,18 @@ def table(findings: list[dict], census: dict, sites: dict[int, str]) -> list[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="lay the project out here and keep it (must not exist)")
+    parser.add_argument("--installed", action="store_true",
+                        help="verify the installed diffusers in place instead of a copy inside the project")
     options = parser.parse_args()
     if importlib.util.find_spec("huggingface_hub") is None or importlib.util.find_spec("torch") is None:
         raise SystemExit("needs torch and diffusers' dependencies: pip install torch==2.13.0 'diffusers==0.42.1'")
     folder = options.keep or Path(tempfile.mkdtemp(prefix="dynalint-diffusers-"))
     folder.mkdir(parents=True, exist_ok=options.keep is None)
-    lay_out(folder)
+    lay_out(folder, copy_diffusers=not options.installed)
+    paths = ["tiny_models.py", str(corpus.installed("diffusers"))] if options.installed else ["."]
     started = time.perf_counter()
     completed = subprocess.run(
-        [sys.executable, "-m", "dynalint", "--verify", "--output-format", "json", "--census-out", "census.json", "."],
+        [sys.executable, "-m", "dynalint", "--verify", "--output-format", "json", "--census-out", "census.json", *paths],
         cwd=folder, capture_output=True, text=True,
     )
     elapsed = time.perf_counter() - started
@@ -111,7 +127,8 @@ def main() -> None:
         raise SystemExit(f"dynalint exited {completed.returncode}:\n{completed.stderr[-4000:]}")
     findings = json.loads(completed.stdout)
     census = json.loads((folder / "census.json").read_text(encoding="utf-8"))
-    print(f"dynalint --verify over diffusers {corpus.DIFFUSERS_VERSION}: {elapsed:.0f} s, "
+    where = f"installed at {paths[1]}" if options.installed else "copied into the project"
+    print(f"dynalint --verify over diffusers {corpus.DIFFUSERS_VERSION} ({where}): {elapsed:.0f} s, "
           f"{len(findings)} findings (DYN090 included), exit {completed.returncode}\n")
     print("\n".join(table(findings, census, compile_sites())))
     verdicts = collections.Counter((f.get("verify") or {}).get("verdict") for f in findings)
@@ -123,6 +140,11 @@ def main() -> None:
     print("unverifiable, by reason:")
     for reason, count in reasons.most_common(8):
         print(f"  {count:>3}  {reason}")
+    for finding in findings:
+        verdict = finding.get("verify") or {}
+        if verdict.get("verdict") in ("refuted", "not reached"):
+            print(f"  {_package_path(finding['filename'])}:{finding['location']['row']} {finding['code']} "
+                  f"{verdict['verdict']}: {verdict.get('reason')}")
     for finding in findings:
         verdict = finding.get("verify") or {}
         if verdict.get("verdict") in ("confirmed", "refuted") or finding["code"] == "DYN090":

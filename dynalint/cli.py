@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -128,13 +129,21 @@ def check(
         sys.exit(EXIT_ERROR)
     stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
     gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
+    tree = nearest.ConfigTree(config, overrides, fixed=config_file is not None)
+    # --verify observes installed code named on the command line like the project's; with factories,
+    # it lints such code only where the factories ran (``verify.verify`` calls ``relint``).
+    libraries = files.third_party(paths, config.root) if verify else ()
+    deferred = libraries if config.verify_factories else ()
+    static_paths = [p for p in paths if p == api.STDIN or str(Path(p).resolve()) not in deferred]
     bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
+
+    def lint(named: Sequence[str], shown: Callable[..., object] | None = None) -> nearest.GroupedResult:
+        return nearest.lint_paths(tree, named, force_exclude=force_exclude, stdin_text=stdin_text,
+                                  stdin_filename=stdin_filename, use_cache=not no_cache,
+                                  jobs=jobs or parallel.default_jobs(), progress=shown)
+
     try:
-        grouped = nearest.lint_paths(
-            nearest.ConfigTree(config, overrides, fixed=config_file is not None), paths,
-            force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
-            use_cache=not no_cache, jobs=jobs or parallel.default_jobs(), progress=bar and bar.update,
-        )
+        grouped = lint(static_paths, bar and bar.update)
         result, config = grouped.result, grouped.configs[0]
     except ConfigError as error:  # a sub-project's own config, read when the walk reached it
         click.echo(f"dynalint: error: {error}", err=True)
@@ -174,8 +183,9 @@ def check(
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
     gate_failed = False
     if verify:
-        result.findings, gate_failed = _verify(
-            result, config, verify_backend, device, verify_timeout, census_out, baseline, quiet
+        relint = (lambda reached: lint([*static_paths, *reached]).result) if deferred else None
+        result, gate_failed = _verify(
+            result, config, libraries, relint, verify_backend, device, verify_timeout, census_out, baseline, quiet
         )
     if gate_failed:
         status = EXIT_FINDINGS
@@ -214,6 +224,8 @@ def _positive_seconds(value: float | None) -> float | None:
 def _verify(
     result: api.LintResult,
     config: Config,
+    libraries: Sequence[str],
+    relint: Callable[[list[str]], api.LintResult] | None,
     backend: str,
     device: str,
     timeout: float | None,
@@ -221,15 +233,15 @@ def _verify(
     baseline: Path | None,
     quiet: bool,
 ) -> tuple[list, bool]:
-    """Run ``--verify``; return the judged findings and whether the census gate failed."""
+    """Run ``--verify``; return the lint result with judged findings, and whether the census gate failed."""
     from dynalint import verify as verifier
     from dynalint.verify import census as census_module
 
     try:
         outcome = verifier.verify(
-            result.findings, result.program, root=config.root, factories=config.verify_factories,
-            entries=result.entries, backend=backend, device=device,
-            timeout=config.verify_timeout if timeout is None else timeout,
+            verifier.Static(result.findings, result.program, result.entries), root=config.root,
+            factories=config.verify_factories, libraries=libraries, relint=relint, backend=backend,
+            device=device, timeout=config.verify_timeout if timeout is None else timeout,
         )
     except (verifier.TorchMissing, verifier.WorkerError) as error:
         click.echo(f"dynalint: error: {error}", err=True)
@@ -248,8 +260,11 @@ def _verify(
         for line in census_module.describe(outcome.census):
             click.echo(line, err=True)
         click.echo(f"verified on {outcome.device}", err=True)
+    if outcome.relinted is not None:  # the installed files the factories reached were linted too
+        result = outcome.relinted
+    result.findings = outcome.findings
     if baseline is None:
-        return outcome.findings, False
+        return result, False
     try:
         comparison = census_module.compare(outcome.census, census_module.load(baseline))
     except ValueError as error:
@@ -257,7 +272,7 @@ def _verify(
         sys.exit(EXIT_ERROR)
     for line in census_module.report(comparison):
         click.echo(line, err=True)
-    return outcome.findings, comparison.failed
+    return result, comparison.failed
 
 
 @main.command()

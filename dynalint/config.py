@@ -28,12 +28,22 @@ KNOWN_KEYS = frozenset(
      "respect-gitignore", "census-paths"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
+FACTORY_KEYS = frozenset({"factory", "mode"})
+FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; train: ``model.train()``, grad on
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 
 
 class ConfigError(Exception):
     """A configuration problem the user must fix; the CLI prints it and exits 2."""
+
+
+@dataclass(frozen=True)
+class Factory:
+    """One ``[tool.dynalint.verify]`` factory: ``module:function`` and the mode its model runs in."""
+
+    reference: str  # ``module:function`` returning (callable, args, kwargs)
+    mode: str = "eval"  # one of FACTORY_MODES
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,7 @@ class Config:
     target_torch: str | None = None  # None: the installed torch's version, else the newest known
     min_confidence: Confidence = Confidence.LIKELY  # findings below it are dropped (``certain``: only those)
     dynamo: DynamoSettings = field(default_factory=DynamoSettings)
-    verify_factories: tuple[str, ...] = ()  # ``module:function`` returning (callable, args, kwargs)
+    verify_factories: tuple[Factory, ...] = ()
     verify_timeout: float = 120.0  # seconds per verified function
     # Per-file limits: a larger file is reported (DYN904) without being read; a slower one is cut short.
     # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
@@ -203,14 +213,29 @@ def _verify_settings(table: object, where: str) -> dict[str, object]:
         raise ConfigError(f"{where}: unknown key `verify.{unknown[0]}` (known keys: {', '.join(sorted(VERIFY_KEYS))})")
     settings: dict[str, object] = {}
     if "factories" in table:
-        factories = _string_list(table["factories"], "verify.factories", where)
-        bad = [f for f in factories if not re.fullmatch(r"[\w.]+:\w+", f)]
-        if bad:
-            raise ConfigError(f"{where}: `verify.factories` entries must read module:function, got {bad[0]!r}")
-        settings["verify_factories"] = factories
+        entries = table["factories"]
+        if not isinstance(entries, list):
+            raise ConfigError(f"{where}: `verify.factories` must be a list, got {type(entries).__name__}: {entries!r}")
+        settings["verify_factories"] = tuple(_factory(entry, where) for entry in entries)
     if "timeout" in table:
         settings["verify_timeout"] = positive_number(table["timeout"], "verify.timeout", where, "seconds")
     return settings
+
+
+def _factory(entry: object, where: str) -> Factory:
+    """A ``factories`` entry: ``"module:function"``, or ``{ factory = "module:function", mode = "train" }``."""
+    if isinstance(entry, dict):
+        unknown = sorted(set(entry) - FACTORY_KEYS)
+        if unknown or "factory" not in entry:
+            raise ConfigError(f"{where}: a `verify.factories` table holds `factory` and optionally `mode`, got {entry!r}")
+        reference, mode = entry["factory"], entry.get("mode", "eval")
+    else:
+        reference, mode = entry, "eval"
+    if not (isinstance(reference, str) and re.fullmatch(r"[\w.]+:\w+", reference)):
+        raise ConfigError(f"{where}: `verify.factories` entries must read module:function, got {reference!r}")
+    if mode not in FACTORY_MODES:
+        raise ConfigError(f"{where}: a factory's `mode` must be one of {', '.join(map(repr, FACTORY_MODES))}, got {mode!r}")
+    return Factory(reference, mode)
 
 
 def _dynamo_settings(table: object, where: str) -> DynamoSettings:

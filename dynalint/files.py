@@ -29,7 +29,7 @@ import os
 import re
 import stat
 import tokenize
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -255,6 +255,26 @@ def display_name(path: Path) -> str:
         return real(path).relative_to(real(Path.cwd())).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+INSTALLED = ("site-packages", "dist-packages")  # a folder of these names holds installed packages
+
+
+def third_party(paths: Sequence[str], root: Path) -> tuple[str, ...]:
+    """The named ``paths`` (resolved) that are installed or third-party code: under ``site-packages``
+    or ``dist-packages``, or outside the config folder ``root``."""
+    found = []
+    for raw in paths:
+        path = Path(raw).resolve()
+        if not path.exists():
+            continue
+        try:
+            inside = path.relative_to(root.resolve())
+        except ValueError:
+            inside = None
+        if inside is None or any(part in INSTALLED for part in inside.parts):
+            found.append(str(path))
+    return tuple(dict.fromkeys(found))
 
 
 def project_root(path: Path) -> Path:

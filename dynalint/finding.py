@@ -67,7 +67,7 @@ class Verdict:
     """What ``--verify`` concluded about one finding (the ``verify`` object of the JSON output).
 
     ``verdict`` is ``confirmed``, ``refuted``, ``not reached`` or ``unverifiable``. At most one of the
-    optional fields is set: ``reason`` (not reached, unverifiable), ``matches_rule`` (a confirmed
+    optional fields is set: ``reason`` (refuted: the inputs; not reached, unverifiable: why), ``matches_rule`` (a confirmed
     finding: an observed GB id is one of the rule's), ``observed_in`` (a break no rule predicted).
     """
 

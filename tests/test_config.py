@@ -233,6 +233,25 @@ def test_wrong_type_exits_2_naming_the_key(project: Path, body: str, key: str) -
     assert result.stdout == ""
 
 
+def test_verify_factories_take_a_mode_per_factory(project: Path) -> None:
+    from dynalint.config import Factory, load
+
+    configure(project, '\n[tool.dynalint.verify]\nfactories = ["m:a", { factory = "m:b", mode = "train" }]\n')
+    assert load(None, project).verify_factories == (Factory("m:a", "eval"), Factory("m:b", "train"))
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [('{ factory = "m:b", mode = "inference" }', "mode"), ('{ mode = "train" }', "factory"),
+     ('{ factory = "m:b", grad = true }', "factory"), ('"m.b"', "module:function")],
+    ids=["unknown-mode", "no-factory", "unknown-key", "no-colon"],
+)
+def test_a_bad_factory_entry_exits_2_naming_what_is_wrong(project: Path, entry: str, named: str) -> None:
+    configure(project, f"\n[tool.dynalint.verify]\nfactories = [{entry}]\n")
+    result = invoke(["."])
+    assert result.exit_code == 2 and named in result.stderr and "pyproject.toml" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("key", ["select", "extend-select", "ignore"])
 def test_selector_naming_no_rule_exits_2(project: Path, key: str) -> None:
     configure(project, f'{key} = ["NOPE"]\n')

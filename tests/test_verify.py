@@ -226,7 +226,65 @@ def test_fullgraph_first_break_is_confirmed_and_the_rest_not_reached(
 
 @pytest.mark.torch
 def test_branch_never_taken_is_not_reached(outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]]) -> None:
-    assert _verdict(outcomes, "b_branch.py", 'print("scaled"')["verdict"] == "not reached"
+    verdict = _verdict(outcomes, "b_branch.py", 'print("scaled"')
+    assert verdict["verdict"] == "not reached", verdict
+    assert verdict["reason"].startswith("branch not taken for synthesized inputs (eval, no_grad)"), verdict
+
+
+@pytest.mark.torch
+def test_a_line_after_a_break_dynamo_gave_the_frame_up_on_is_not_reached_and_names_that_break(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, _ = outcomes
+    tick = line_of(folder / "l_gave_up.py", 'print("tick")')
+    assert _verdict(outcomes, "l_gave_up.py", 'print("tick")')["verdict"] == "confirmed"
+    verdict = _verdict(outcomes, "l_gave_up.py", "scale = x.sum().item()")
+    assert verdict["verdict"] == "not reached", verdict
+    assert verdict["reason"].startswith(
+        f"ran eagerly after the break at l_gave_up.py:{tick} (GB0059) in the same frame: Dynamo gave up `ticks`"
+    ), verdict
+    stopped = _verdict(outcomes, "j_fullgraph.py", 'print("second")')
+    first = line_of(folder / "j_fullgraph.py", 'print("first")')
+    assert stopped["reason"].startswith(f"compile stopped at the break at j_fullgraph.py:{first} (GB0059)"), stopped
+
+
+@pytest.mark.torch
+def test_a_train_mode_factory_runs_the_training_path_that_eval_mode_never_takes(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, _ = outcomes
+    functions = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]
+    training = line_of(folder / "m_modes.py", 'print("training step")')
+    site = f"m_modes.py:{training} GB0059"
+    assert functions["factory:m_modes:example@train"]["break_sites"] == [site], functions
+    assert functions["factory:m_modes:example"]["break_sites"] == [], functions
+    verdict = _verdict(outcomes, "m_modes.py", 'print("training step")')
+    assert verdict["verdict"] == "confirmed" and verdict["gb_ids"] == ["GB0059"], verdict
+
+
+@pytest.mark.torch
+def test_the_second_call_counts_the_recompile_the_first_one_causes(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, _ = outcomes
+    entry = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]["n_counter.py::counted"]
+    assert entry["status"] == "ran" and entry["recompiles"] == 1 and entry["graphs"] == 2, entry
+
+
+@pytest.mark.torch
+def test_a_class_a_factory_built_but_never_called_is_not_reached_and_no_factory_is_asked_for(
+    outcomes: tuple[Path, dict[tuple[str, int], dict[str, Any]]],
+) -> None:
+    folder, _ = outcomes
+    verdict = _verdict(outcomes, "m_modes.py", 'print("spare")')
+    assert verdict["verdict"] == "not reached", verdict
+    assert "factory `m_modes:example`'s inputs (eval, no_grad)" in verdict["reason"], verdict
+    assert "factory `m_modes:example`'s inputs (train, grad enabled)" in verdict["reason"], verdict
+    entry = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]["m_modes.py::Spare.forward"]
+    assert entry["status"] == "unverifiable" and "declare" not in entry["reason"], entry
+    assert entry["reason"].endswith(
+        "`factory:m_modes:example`, `factory:m_modes:example@train` built it, but never called `Spare.forward`"
+    ), entry
 
 
 @pytest.mark.torch
@@ -306,6 +364,37 @@ def test_a_finding_dynamo_does_not_break_on_is_refuted(tmp_path: Path) -> None:
     assert [(f["code"], f["location"]["row"], f["verify"]["verdict"]) for f in findings] == [
         ("DYN201", line_of(folder / "reordered_print.py", 'print("chatty"'), "refuted")
     ]
+    # A refutation holds for the inputs that ran, and says which.
+    assert findings[0]["verify"]["reason"] == "for synthesized inputs (eval, no_grad)", findings[0]
+
+
+@pytest.mark.torch
+def test_installed_code_outside_the_project_is_verified_where_the_factories_ran(tmp_path: Path) -> None:
+    fixture = copy_fixture("installed", tmp_path)
+    project, library = fixture / "project", fixture / "site-packages"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(library)])}  # installed: importable
+    completed = subprocess.run(
+        [sys.executable, "-m", "dynalint", "--verify", "--output-format", "json", "--census-out", "census.json",
+         *EXTRA_VERIFY_ARGS, "build.py", str(library / "fakelib")],
+        cwd=project, capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr, completed.stderr[-4000:]
+    findings = json.loads(completed.stdout)
+    model = library / "fakelib" / "model.py"
+    verdicts = {f["location"]["row"]: f["verify"] for f in findings if f["filename"].endswith("fakelib/model.py")}
+    inputs = "factory `build:tiny`'s inputs (eval, no_grad)"
+    assert verdicts[line_of(model, 'print("model"')] == {"verdict": "refuted", "gb_ids": [], "reason": f"for {inputs}"}
+    unreached = verdicts[line_of(model, ".item()")]
+    assert unreached["verdict"] == "not reached" and unreached["reason"].startswith(f"branch not taken for {inputs}")
+    breaking = line_of(model, "graph_break()")
+    assert verdicts[breaking]["verdict"] == "confirmed", verdicts
+    # unused.py holds a finding, but no factory ran it: with factories, only what they reached is linted.
+    assert not [f for f in findings if f["filename"].endswith("unused.py")], findings
+    functions = json.loads((project / "census.json").read_text(encoding="utf-8"))["functions"]
+    sites = functions["factory:build:tiny"]["break_sites"]
+    assert [site.split(" ")[0] for site in sites] == [f"fakelib/model.py:{breaking}"], sites
+    # Imported through the package's re-export, the model is still the class its module defines.
+    assert functions["fakelib/model.py::Model.forward"]["status"] == "covered", functions
 
 
 @pytest.mark.torch
@@ -355,7 +444,9 @@ def test_census_gate_fails_on_a_new_break_and_reports_a_fixed_one(tmp_path: Path
     # The text reporter shows each verdict after the message.
     shown = {(int(m["line"]), m["verdict"]) for m in TEXT_FINDING.finditer(recorded.stdout)}
     assert (print_line, "[confirmed GB0059]") in shown and (item_line, "[confirmed GB0124]") in shown
-    assert (line_of(model, 'print("maybe"'), "[not reached]") in shown
+    maybe = [v for line, v in shown if line == line_of(model, 'print("maybe"')]
+    assert maybe == ["[not reached: branch not taken for synthesized inputs (eval, no_grad): compiled and run, "
+                     "but Dynamo never traced this line]"], shown
     untyped = [v for line, v in shown if line == line_of(model, 'print("untyped")')]
     assert len(untyped) == 1 and untyped[0].startswith("[unverifiable: cannot make an input"), shown
 

@@ -63,15 +63,16 @@ def details(finding: Finding, color: bool = False) -> list[str]:
 
 
 def _verdict(finding: Finding) -> str:
-    """`` [confirmed GB0170]``, `` [refuted]``, `` [not reached]``, `` [unverifiable: why]`` after ``--verify``."""
+    """`` [confirmed GB0170]``, `` [refuted for ...]``, `` [not reached: why]``, `` [unverifiable: why]``
+    after ``--verify`` (a refuted verdict's reason names the inputs: ``for factory `m:f`'s inputs ...``)."""
     verify = finding.verify
     if verify is None:
         return ""
     if verify.verdict == "confirmed":
         return f" [confirmed {', '.join(verify.gb_ids)}]".replace(" ]", "]")
-    if verify.verdict == "unverifiable":
-        return f" [unverifiable: {verify.reason or ''}]"
-    return f" [{verify.verdict}]"
+    if not verify.reason:
+        return f" [{verify.verdict}]"
+    return f" [{verify.verdict}{' ' if verify.verdict == 'refuted' else ': '}{verify.reason}]"
 
 
 def write(findings: Sequence[Finding], out: TextIO, run: Run) -> None:

@@ -6,21 +6,27 @@ package's ``verify()`` plans jobs, hands them to the supervisor (``runner.py``),
 values that pass between them are typed in ``protocol.py``.
 However it ends (Ctrl-C and SIGTERM included), no worker process, nor any process user code started
 in one, outlives ``verify()``.
+
+Installed code named on the command line (``libraries``) is where a run can spend most of its time
+linting files no factory runs. With factories declared, the CLI lints only the project's paths before
+``verify()``, which runs the factories first and then calls ``relint`` with the installed files they
+reached (one traced line or more): only those are linted and verified, with the project's files.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dynalint.config import Factory
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
 from dynalint.verify.runner import Terminated, WorkerError
 
-__all__ = ["Terminated", "TorchMissing", "Verification", "WorkerError", "verify"]
+__all__ = ["Static", "Terminated", "TorchMissing", "Verification", "WorkerError", "verify"]
 
 
 class TorchMissing(RuntimeError):
@@ -32,25 +38,44 @@ class Verification:
     findings: list[Finding]  # every static finding with its verdict, then the unpredicted breaks
     census: dict[str, Any]
     device: str
+    relinted: Any = None  # the ``api.LintResult`` of ``relint``, when it was called
+
+
+@dataclass
+class Static:
+    """What the static stage hands to ``verify``: the findings, the linked tree, the entry points."""
+
+    findings: Sequence[Finding]
+    program: Program | None
+    entries: Sequence[Region] = ()
 
 
 def verify(
-    findings: Sequence[Finding],
-    program: Program | None,
+    static: Static,
     *,
     root: Path,
-    factories: Sequence[str] = (),
-    entries: Sequence[Region] = (),
+    factories: Sequence[Factory] = (),
+    libraries: Sequence[str] = (),
+    relint: Callable[[list[str]], Any] | None = None,
     backend: str = "eager",
     device: str = "auto",
     timeout: float = 120.0,
 ) -> Verification:
+    """Verify ``static``'s findings; with ``relint`` (``files -> LintResult``), first lint the files
+    of ``libraries`` the factories reached and verify that result instead."""
     if importlib.util.find_spec("torch") is None:
         raise TorchMissing("--verify needs torch: pip install 'dynalint[verify]'")
     from dynalint.verify import census, plan, runner, verdicts
 
-    jobs = plan.plan(findings, program, factories, root, entries)
-    results = runner.run(jobs, backend=backend, device=device, timeout=timeout)
+    first = plan.factory_jobs(factories, root, libraries)
+    relinted = None
+    with runner.Runner(backend, device, timeout) as workers:
+        results = workers.run(first)
+        if relint is not None:
+            relinted = relint(plan.reached(results.values(), libraries))
+            static = Static(relinted.findings, relinted.program, relinted.entries)
+        jobs = first + plan.function_jobs(static.findings, static.program, root, static.entries, libraries)
+        results = workers.run(jobs, results)
     devices = {r.device for r in results.values() if r.device}
-    return Verification(verdicts.judge(findings, jobs, results), census.census(jobs, results),
-                        ", ".join(sorted(devices)) or device)
+    return Verification(verdicts.judge(static.findings, jobs, results), census.census(jobs, results),
+                        ", ".join(sorted(devices)) or device, relinted)

@@ -5,7 +5,8 @@ break's traceback runs through pytest, the tests, the project, site-packages and
 says which of those files may be blamed (the ``census-paths``, never torch's own source nor anything
 under a ``site-packages`` or ``dist-packages`` folder, even when a virtual environment sits inside
 the project) and names the function holding a line the way ``--verify``'s census does
-(``path/relative/to/root.py::Class.method``, from the same ``summary.py`` qualnames). No torch here.
+(``path/relative/to/root.py::Class.method``, from the same ``summary.py`` qualnames);
+``enclosing_function`` is that span, which ``--verify``'s judge reads too. No torch here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from dynalint.files import INSTALLED
 from dynalint.summary import summarize
 
 OUTSIDE = "<outside census-paths>"  # the census key of events no project frame explains
-_INSTALLED = ("site-packages", "dist-packages")
 
 
 def _torch_folder() -> str | None:
@@ -45,7 +46,7 @@ class Project:
             return False
         path = os.path.realpath(filename)
         parts = Path(path).parts
-        if any(part in _INSTALLED for part in parts):
+        if any(part in INSTALLED for part in parts):
             return False
         if self._torch and (path == self._torch or path.startswith(self._torch + os.sep)):
             return False
@@ -61,12 +62,14 @@ class Project:
 
     def function_at(self, filename: str, line: int) -> str:
         """The census key of the innermost function holding ``line``, or of the module."""
-        spans = _functions(os.path.realpath(filename))
-        holding = [(start, end, name) for start, end, name in spans if start <= line <= end]
-        if not holding:
-            return f"{self.shown(filename)}::<module>"
-        start, _, name = max(holding, key=lambda span: (span[0], -span[1]))
-        return f"{self.shown(filename)}::{name}"
+        span = enclosing_function(filename, line)
+        return f"{self.shown(filename)}::{span[2] if span else '<module>'}"
+
+
+def enclosing_function(filename: str, line: int) -> tuple[int, int, str] | None:
+    """``(first line, last line, qualname)`` of the innermost function of ``filename`` holding ``line``."""
+    holding = [span for span in _functions(os.path.realpath(filename)) if span[0] <= line <= span[1]]
+    return max(holding, key=lambda span: (span[0], -span[1])) if holding else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dynalint.verify import plan
 from dynalint.verify.plan import Job
 from dynalint.verify.protocol import JobResult, ObservedBreak
 from dynalint.verify.verdicts import graph_breaks
@@ -23,11 +24,7 @@ VERSION = 1
 
 
 def _site(brk: ObservedBreak, root: str) -> str:
-    path = Path(brk.filename)
-    try:
-        shown = path.resolve().relative_to(Path(root).resolve()).as_posix()
-    except ValueError:
-        shown = path.as_posix()
+    shown = plan.shown(Path(brk.filename), Path(root)) if brk.filename else ""
     return f"{shown}:{brk.line} {brk.gb_id or 'unknown'}"
 
 

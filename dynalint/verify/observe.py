@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Iterator
 
 from dynalint.verify.protocol import ObservedBreak
@@ -98,29 +98,52 @@ def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = 
     """Turn one ``graph_breaks`` log message into an ObservedBreak.
 
     The break's line is the innermost frame under ``filename``, or, when ``mine`` is given, the
-    innermost frame of a file ``mine`` accepts (the pytest plugin's census paths).
+    innermost frame of a file ``mine`` accepts (the project's and the named installed files). With no
+    such frame, the innermost one outside torch's own source: a break is placed in torch only when
+    its whole traceback is torch's.
     """
     frames = list(_FRAME_RE.finditer(text))
     own = mine or (lambda path: _inside(path, filename))
-    mine_frames = [m for m in frames if own(m.group("file"))]
+    mine_frames = [m for m in frames if own(m.group("file"))] or [m for m in frames if not in_torch(m.group("file"))]
     func = ""
+    header = _HEADER_RE.search(text)
     if mine_frames:
         last = mine_frames[-1]
         file, line, func = last.group("file"), int(last.group("line")), last.group("func")
+    elif header:
+        file, line = header.group("file"), int(header.group("line"))
+    elif frames:
+        file, line, func = frames[-1].group("file"), int(frames[-1].group("line")), frames[-1].group("func")
     else:
-        header = _HEADER_RE.search(text)
-        if header:
-            file, line = header.group("file"), int(header.group("line"))
-        elif frames:
-            file, line, func = frames[-1].group("file"), int(frames[-1].group("line")), frames[-1].group("func")
-        else:
-            file, line = "", 0
+        file, line = "", 0
     resume = _RESUME_RE.match(func)
     if resume:
         func = resume.group("func")
     lines = _reason_lines(text)
     skipped = "falling back to eager" in text
     return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped)
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_folder() -> str:
+    import torch
+
+    return os.path.dirname(os.path.realpath(torch.__file__))
+
+
+def in_torch(path: str) -> bool:
+    """Whether ``path`` is a file of torch's own source."""
+    return _inside(os.path.realpath(path), _torch_folder())
+
+
+def user_files(observed: str, libraries: Sequence[str] = ()) -> Callable[[str], bool]:
+    """The files a worker job blames and traces: under ``observed`` or one of ``libraries``, never torch's."""
+    folders = (observed, *libraries)
+
+    def mine(path: str) -> bool:
+        return any(_inside(path, folder) for folder in folders) and not in_torch(path)
+
+    return functools.lru_cache(maxsize=None)(mine)
 
 
 class _BreakHandler(logging.Handler):
@@ -159,15 +182,15 @@ def reset_dynamo() -> None:
 
 
 @contextlib.contextmanager
-def record_breaks(filename: str) -> Iterator[list[ObservedBreak]]:
+def record_breaks(filename: str, mine: Callable[[str], bool] | None = None) -> Iterator[list[ObservedBreak]]:
     """Yield a list that fills with every graph break logged inside the block.
 
-    ``filename`` is the name the observed code was compiled under; a break's
-    line is the innermost frame of its user traceback in that file.
+    ``filename`` is the name the observed code was compiled under (a file or a folder); a break's
+    line is the innermost frame of its user traceback in it, or in a file ``mine`` accepts.
     """
     reset_dynamo()
     sink: list[ObservedBreak] = []
-    with watch_breaks(sink, filename):
+    with watch_breaks(sink, filename, mine):
         yield sink
 
 
@@ -222,20 +245,21 @@ _TRACE_RE = re.compile(r"TRACE starts_line (?P<file>.+?):(?P<line>\d+) in ")
 
 
 class _TraceHandler(logging.Handler):
-    def __init__(self, observed: str, sink: set[tuple[str, int]]) -> None:
+    def __init__(self, mine: Callable[[str], bool], sink: set[tuple[str, int]]) -> None:
         super().__init__(level=logging.DEBUG)
-        self.observed = observed
+        self.mine = mine
         self.sink = sink
 
     def emit(self, record: logging.LogRecord) -> None:
         match = _TRACE_RE.match(record.getMessage())
-        if match and _inside(match.group("file"), self.observed):
+        if match and self.mine(match.group("file")):
             self.sink.add((match.group("file"), int(match.group("line"))))
 
 
 @contextlib.contextmanager
-def record_traced_lines(observed: str) -> Iterator[set[tuple[str, int]]]:
-    """Yield a set that fills with every ``(file, line)`` under ``observed`` that Dynamo traced.
+def record_traced_lines(observed: str, mine: Callable[[str], bool] | None = None) -> Iterator[set[tuple[str, int]]]:
+    """Yield a set that fills with every ``(file, line)`` under ``observed`` (or that ``mine``
+    accepts) that Dynamo traced.
 
     Read from the ``trace_source`` artifact: a line there was symbolically executed by Dynamo, so a
     predicted break on it that did not happen is refuted, and one that never appears was not reached.
@@ -243,7 +267,7 @@ def record_traced_lines(observed: str) -> Iterator[set[tuple[str, int]]]:
     import torch._dynamo.symbolic_convert  # noqa: F401  (registers the artifact logger)
 
     sink: set[tuple[str, int]] = set()
-    with _artifact("trace_source", _TraceHandler(observed, sink)):
+    with _artifact("trace_source", _TraceHandler(mine or (lambda path: _inside(path, observed)), sink)):
         yield sink
 
 

@@ -1,18 +1,25 @@
 """Verify stage, static half: decide what to compile and run to check the findings (no torch here).
 
-One ``Job`` per entry function that holds findings (the function ``torch.compile`` is applied to, or
-an un-compiled ``forward``), with the compile site's settings, plus one per example-input factory
-declared in ``[tool.dynalint.verify]``. Workers (``worker.py``) run the jobs; ``verdicts.py`` turns
-what they observed into a verdict per finding.
+One ``Job`` per example-input factory declared in ``[tool.dynalint.verify]`` (``factory_jobs``: they
+run first, before any static finding is needed), then one per entry function that holds findings
+(``function_jobs``: the function ``torch.compile`` is applied to, or an un-compiled ``forward``), with
+the compile site's settings. Workers (``worker.py``) run the jobs; ``verdicts.py`` turns what they
+observed into a verdict per finding.
+
+Installed code (``libraries``: ``files.third_party``, named paths installed or outside the config folder) is
+observed like the project's own files; ``reached`` says which of its files the factories ran, the
+only ones ``--verify`` lints there. ``shown`` names a file the same way in job ids and break sites.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dynalint.files import module_name, project_root
+from dynalint.config import Factory
+from dynalint.files import INSTALLED, module_name
 from dynalint.notebook import is_notebook
 from dynalint.finding import Finding, Region
 from dynalint.program import Program
@@ -25,37 +32,45 @@ class Job:
     kind: str  # "function" | "factory"
     path: str  # the file to import (absolute)
     sys_path: str  # the folder that makes ``module`` importable
-    observed: str  # breaks and traced lines are recorded for files under this folder
+    observed: str  # the config folder: breaks and traced lines are recorded for files under it
     module: str  # dotted module name of ``path`` from ``sys_path``
     target: str  # qualname inside the module, or ``module:function`` of a factory
     fullgraph: bool = False
     lines: tuple[int, int] = (0, -1)  # the target's first and last line in ``path``
     entry: str = ""  # module-qualified entry function whose findings this job verifies
+    libraries: tuple[str, ...] = ()  # installed folders observed like ``observed`` (never torch's own)
+    mode: str = "eval"  # "eval": ``model.eval()`` under ``no_grad``; "train": ``model.train()``, grad enabled
+    built_by: tuple[str, ...] = ()  # factory jobs whose model held this job's class (set by the runner)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
-def plan(
+def factory_jobs(factories: Sequence[Factory], root: Path, libraries: Sequence[str] = ()) -> list[Job]:
+    """One job per declared factory, its model run in the factory's mode."""
+    jobs = []
+    for factory in factories:
+        module, _, _ = factory.reference.partition(":")
+        job_id = f"factory:{factory.reference}" + ("" if factory.mode == "eval" else f"@{factory.mode}")
+        jobs.append(Job(job_id, "factory", str(_module_path(root, module)), str(root), str(root), module,
+                        factory.reference, libraries=tuple(libraries), mode=factory.mode))
+    return jobs
+
+
+def function_jobs(
     findings: Sequence[Finding],
     program: Program | None,
-    factories: Sequence[str],
     root: Path,
     entries: Sequence[Region] = (),
+    libraries: Sequence[str] = (),
 ) -> list[Job]:
-    """Jobs for the factories, for every entry holding findings, and for the clean ``entries`` too.
+    """Jobs for every entry holding findings, and for the clean ``entries`` too.
 
     ``entries`` are the compile entry points of the files asked for: compiling them even when no rule
     fired is how the census covers every compiled function and how breaks no rule predicts (DYN090)
     are found.
     """
     jobs: dict[str, Job] = {}
-    for reference in factories:
-        module, _, function = reference.partition(":")
-        path = _module_path(root, module)
-        jobs[f"factory:{reference}"] = Job(
-            f"factory:{reference}", "factory", str(path), str(root), str(root), module, reference
-        )
     regions = [f.region for f in findings if f.region is not None] + list(entries)
     for region in regions:
         if program is None or region.entry not in program.functions:
@@ -64,28 +79,71 @@ def plan(
         if is_notebook(summary.path):
             continue  # a notebook is no module a worker can import
         path = Path(summary.path).resolve()
-        dotted, is_package = module_name(path)
-        depth = dotted.count(".") + (1 if is_package else 0)
-        sys_path = path.parents[depth]  # the folder above the outermost package
-        observed = root.resolve() if _inside(path, root) else project_root(path)
         # The census key: relative to the same folder as the break sites, not to the working
         # directory, so that a baseline recorded from elsewhere still names the same functions.
-        job_id = f"{path.relative_to(observed).as_posix()}::{function.qualname}"
+        job_id = f"{shown(path, root)}::{function.qualname}"
+        dotted, _ = module_name(path)
         jobs.setdefault(
             job_id,
-            Job(job_id, "function", str(path), str(sys_path), str(observed), dotted, function.qualname,
-                region.fullgraph, (function.start_line, function.end_line), region.entry),
+            Job(job_id, "function", str(path), str(_import_folder(path)), str(root.resolve()), dotted,
+                function.qualname, region.fullgraph, (function.start_line, function.end_line), region.entry,
+                tuple(libraries)),
         )
     return list(jobs.values())
+
+
+def reached(results: Iterable[JobResult], libraries: Sequence[str]) -> list[str]:
+    """The files under ``libraries`` in which the ``results`` traced a line, sorted."""
+    folders = [Path(folder) for folder in libraries]
+    files = {Path(resolved(name)) for result in results for name in {name for name, _ in result.traced}}
+    return sorted(str(f) for f in files if any(_inside(f, folder) for folder in folders))
+
+
+def shown(path: Path, root: Path) -> str:
+    """How census keys and break sites name ``path``: relative to ``root`` for the project's files;
+    an installed file by its place in its package (``diffusers/models/unets/unet_2d.py``), so a
+    census recorded in another environment names the same files."""
+    path = path.resolve()
+    if _inside(path, root) and not any(part in INSTALLED for part in path.relative_to(root.resolve()).parts):
+        return path.relative_to(root.resolve()).as_posix()
+    try:
+        return path.relative_to(_import_folder(path)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _import_folder(path: Path) -> Path:
+    """The folder that makes ``path`` importable: the one above its outermost package."""
+    dotted, is_package = module_name(path)
+    return path.parents[dotted.count(".") + (1 if is_package else 0)]
 
 
 def traced_within(result: JobResult | None, jobs: Sequence[Job]) -> bool:
     """Whether a worker's ``result`` traced a line of any of ``jobs``' target functions."""
     if result is None:
         return False
-    spans = [(str(Path(j.path).resolve()), j.lines[0], j.lines[1]) for j in jobs]
-    traced = {(str(Path(f).resolve()), line) for f, line in result.traced}
-    return any(f == path and first <= line <= last for f, line in traced for path, first, last in spans)
+    spans = [(resolved(j.path), j.lines[0], j.lines[1]) for j in jobs]
+    return any(resolved(f) == path and first <= line <= last for f, line in result.traced for path, first, last in spans)
+
+
+@functools.lru_cache(maxsize=None)
+def resolved(path: str) -> str:
+    """``path`` made absolute with its links resolved, once per path: a factory traces thousands of lines."""
+    return str(Path(path).resolve())
+
+
+def builders(job: Job, jobs: Sequence[Job], results: Mapping[str, JobResult]) -> tuple[str, ...]:
+    """The factory jobs whose model held an instance of the class ``job``'s method belongs to.
+
+    Classes are matched by their defining module, so a model imported through a package's re-export
+    (``from diffusers import UNet2DModel``) counts as the class its module defines.
+    """
+    owner, _, _ = job.target.rpartition(".")
+    if job.kind != "function" or not owner:
+        return ()
+    name = f"{job.module}.{owner}"
+    return tuple(other.id for other in jobs
+                 if other.kind == "factory" and other.id in results and name in results[other.id].built)
 
 
 def _inside(path: Path, root: Path) -> bool:

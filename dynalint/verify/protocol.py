@@ -46,7 +46,9 @@ class JobResult:
     ``unverifiable`` says why the target could not be run; ``error`` how user code failed (and
     ``error_site`` the ``(file, line)`` it raised at); ``crashed`` marks a job whose worker hung or
     died, ``covered_by`` a function a factory job already ran. ``seconds`` and ``device`` are set only
-    for jobs a worker really ran.
+    for jobs a worker really ran; ``inputs`` says which inputs and mode its observations hold for
+    (``factory `m:f`'s inputs (eval, no_grad)``), and a factory's ``built`` names the class
+    (``module.Qualname``) of every module its model holds.
     """
 
     id: str
@@ -61,6 +63,8 @@ class JobResult:
     error_site: tuple[str, int] | None = None
     crashed: bool = False
     covered_by: str | None = None
+    inputs: str | None = None
+    built: tuple[str, ...] = ()
 
     @classmethod
     def empty(
@@ -77,9 +81,11 @@ class JobResult:
             data["error_site"] = list(self.error_site)
         data.update(breaks=[b.as_dict() for b in self.breaks], traced=[list(t) for t in self.traced],
                     graphs=self.graphs, recompiles=self.recompiles)
-        for key in ("seconds", "device", "covered_by"):
+        for key in ("seconds", "device", "covered_by", "inputs"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
+        if self.built:
+            data["built"] = list(self.built)
         if self.crashed:
             data["crashed"] = True
         return data
@@ -100,4 +106,6 @@ class JobResult:
             error_site=(str(site[0]), int(site[1])) if site else None,
             crashed=bool(data.get("crashed", False)),
             covered_by=data.get("covered_by"),
+            inputs=data.get("inputs"),
+            built=tuple(str(name) for name in data.get("built", ())),
         )

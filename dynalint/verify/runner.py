@@ -4,7 +4,10 @@ A worker (``worker.py``) is a separate Python process: one torch import serves m
 has a time limit; a job that hangs gets its worker killed (with its whole process group) and is
 reported ``unverifiable`` (timed out); a worker that dies (segfault, ``os._exit``, ``sys.exit`` at
 import) is reported for the job it held, and a fresh worker takes the remaining jobs. Factory jobs
-come first; a function one of them already ran is ``covered`` by it and not run again. No torch here.
+come first; a function one of them already ran is ``covered`` by it and not run again, and one whose
+class a factory's model held is sent with the factories that built it (``built_by``), so that what it
+cannot run is not blamed on a missing factory. ``Runner`` keeps its worker between batches of jobs:
+``--verify`` runs the factories, lints what they reached, then runs the functions. No torch here.
 
 Each worker leads a session of its own, and its whole process group is killed however ``run`` ends:
 after the last job, on a timeout, on Ctrl-C (``KeyboardInterrupt``) and on SIGTERM (``Terminated``,
@@ -16,6 +19,7 @@ code writes to; a line on that pipe that is not the job's result costs that job,
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import select
@@ -29,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from dynalint.verify.plan import Job, traced_within
+from dynalint.verify.plan import Job, builders, traced_within
 from dynalint.verify.protocol import JobResult
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -215,42 +219,75 @@ def _covering_factory(job: Job, jobs: Sequence[Job], results: dict[str, JobResul
     return None
 
 
+class Runner:
+    """A run's worker processes, for one or more batches of jobs (the worker lives across them).
+
+    Used as a context manager: SIGTERM raises ``Terminated`` inside it, and on the way out every
+    worker is killed with its process group, whatever ended the block.
+    """
+
+    def __init__(self, backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> None:
+        self.backend, self.device, self.timeout = backend, device, timeout
+        self.worker: _Worker | None = None
+        self._signals = contextlib.ExitStack()
+
+    def __enter__(self) -> Runner:
+        self._signals.enter_context(_sigterm_raises())
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            if self.worker is not None:
+                self.worker.close()
+                self.worker = None
+        finally:
+            self._signals.close()
+
+    def run(self, jobs: Sequence[Job], results: dict[str, JobResult] | None = None) -> dict[str, JobResult]:
+        """Run every job of ``jobs`` that ``results`` has no answer for; ``results`` completed.
+
+        Raises ``KeyboardInterrupt`` on Ctrl-C and ``Terminated`` on SIGTERM (the workers are killed
+        when the ``with`` block ends).
+        """
+        results = {} if results is None else results
+        for job in jobs:
+            if job.id in results:
+                continue
+            factory = _covering_factory(job, jobs, results)
+            if factory is not None:
+                # The user's factory already ran this function with real inputs: its observations
+                # speak for it, and synthesizing inputs (or a default-sized model) again adds nothing.
+                results[job.id] = JobResult.empty(job.id, covered_by=factory)
+                continue
+            results[job.id] = self._one(dataclasses.replace(job, built_by=builders(job, jobs, results)))
+        return results
+
+    def _one(self, job: Job) -> JobResult:
+        if self.worker is None:
+            self.worker = _Worker(self.backend, self.device)
+        worker = self.worker
+        worker.send(job)
+        line = worker.read_line(self.timeout)
+        answer = _result(line, job)
+        if answer is not None:
+            return answer
+        assert worker.process is not None
+        if line is not None:  # something else wrote to the result pipe: the worker cannot be trusted
+            reason = (f"its worker answered {line[:80]!r} instead of a result (the worker was killed; "
+                      "later jobs ran in a fresh one)")
+        elif not worker.closed and worker.process.poll() is None:
+            reason = f"timed out after {self.timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
+        else:
+            reason = f"{worker.death()} ({worker.last_words()})"
+        worker.close()  # kills its process group, whichever way the job ended
+        self.worker = None
+        return JobResult.empty(job.id, unverifiable=reason, crashed=True)
+
+
 def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> dict[str, JobResult]:
     """Run every job; ``{job id: result}`` with a result for every job, whatever happened.
 
     Raises ``KeyboardInterrupt`` on Ctrl-C and ``Terminated`` on SIGTERM, with every worker killed.
     """
-    results: dict[str, JobResult] = {}
-    worker: _Worker | None = None
-    with _sigterm_raises():
-        try:
-            for job in jobs:
-                factory = _covering_factory(job, jobs, results)
-                if factory is not None:
-                    # The user's factory already ran this function with real inputs: its observations
-                    # speak for it, and synthesizing inputs (or a default-sized model) again adds nothing.
-                    results[job.id] = JobResult.empty(job.id, covered_by=factory)
-                    continue
-                if worker is None:
-                    worker = _Worker(backend, device)
-                worker.send(job)
-                line = worker.read_line(timeout)
-                answer = _result(line, job)
-                if answer is not None:
-                    results[job.id] = answer
-                    continue
-                assert worker.process is not None
-                if line is not None:  # something else wrote to the result pipe: the worker cannot be trusted
-                    reason = (f"its worker answered {line[:80]!r} instead of a result (the worker was killed; "
-                              "later jobs ran in a fresh one)")
-                elif not worker.closed and worker.process.poll() is None:
-                    reason = f"timed out after {timeout:g} s (the worker was killed; later jobs ran in a fresh one)"
-                else:
-                    reason = f"{worker.death()} ({worker.last_words()})"
-                results[job.id] = JobResult.empty(job.id, unverifiable=reason, crashed=True)
-                worker.close()  # kills its process group, whichever way the job ended
-                worker = None
-        finally:
-            if worker is not None:
-                worker.close()
-    return results
+    with Runner(backend, device, timeout) as runner:
+        return runner.run(jobs)

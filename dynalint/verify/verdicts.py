@@ -1,11 +1,14 @@
 """Verify stage, the judge: turn what the workers observed into a verdict on every finding (no torch).
 
 - ``confirmed``: Dynamo broke the graph on the finding's line (the observed GB ids are attached);
-- ``refuted``: Dynamo traced the line and did not break there;
-- ``not reached``: the code was run under compile but never traced that line (a branch not taken);
+- ``refuted``: Dynamo traced the line and did not break there, for the inputs named in the reason;
+- ``not reached``: the code was run under compile but never traced that line; the reason says why:
+  a branch those inputs did not take, or an earlier break in the same function after which Dynamo
+  gave the frame up and ran the rest eagerly (naming that break);
 - ``unverifiable``: nothing could run it, with the reason (also every recompile or stale-value
   hazard: those are not graph breaks, so what Dynamo logs neither proves nor refutes them; and every
   finding in a notebook, which no worker imports).
+Each reason names the inputs and mode it holds for (``factory `m:f`'s inputs (eval, no_grad)``).
 Breaks Dynamo reported on lines no finding names become findings of their own (DYN090
 ``observed-graph-break``): the catalogue's blind spots, shown to the user and to us.
 """
@@ -19,7 +22,9 @@ from pathlib import Path
 
 from dynalint import diagnostics, registry
 from dynalint.finding import Finding, Position
-from dynalint.verify.plan import Job, traced_within
+from dynalint.verify import plan
+from dynalint.verify.blame import enclosing_function
+from dynalint.verify.plan import Job, builders, traced_within
 from dynalint.verify.protocol import JobResult, ObservedBreak, Verdict
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
@@ -30,8 +35,7 @@ RAISE_RECORDS = frozenset({"GB0170", "GB0088"})
 NOTEBOOK = "--verify does not run notebooks: move the code to a module to verify it"
 
 
-def _key(path: str) -> str:
-    return str(Path(path).resolve())
+_key = plan.resolved
 
 
 def judge(
@@ -39,11 +43,12 @@ def judge(
 ) -> list[Finding]:
     """The findings with ``verify`` filled in, followed by the breaks no finding predicted."""
     observed: dict[tuple[str, int], list[ObservedBreak]] = defaultdict(list)
-    traced: set[tuple[str, int]] = set()
+    traced: dict[tuple[str, int], list[JobResult]] = defaultdict(list)
     for result in results.values():
         for brk in graph_breaks(result):
             observed[(_key(brk.filename), brk.line)].append(brk)
-        traced.update((_key(f), line) for f, line in result.traced)
+        for line in {(_key(f), line) for f, line in result.traced}:
+            traced[line].append(result)
     explained: set[tuple[str, int]] = set()
     judged = []
     verdict: Verdict
@@ -68,7 +73,8 @@ def judge(
             gb_ids = tuple(sorted({b.gb_id or "unknown" for b in breaks}))
             verdict = Verdict(CONFIRMED, gb_ids, matches_rule=any(g in finding.gb_ids for g in gb_ids))
         elif any((path, line) in traced for line in lines):
-            verdict = Verdict(REFUTED)
+            tracers = [r for line in lines for r in traced.get((path, line), ())]
+            verdict = Verdict(REFUTED, reason=f"for {_inputs(tracers)}")
         else:
             verdict = _unreached(finding, jobs, results)
         judged.append(dataclasses.replace(finding, verify=verdict))
@@ -98,14 +104,58 @@ def _unreached(finding: Finding, jobs: Sequence[Job], results: Mapping[str, JobR
     entry = finding.region.entry if finding.region else ""
     own = [j for j in jobs if j.kind == "function" and j.entry == entry]
     # A factory speaks for this finding only if it ran the entry function (Dynamo traced a line of
-    # it); one that compiled something else must not turn a hang or a crash into "not reached".
-    relevant = own + [j for j in jobs if j.kind == "factory" and traced_within(results.get(j.id), own)]
+    # it) or its model held the entry's class; one that compiled something else must not turn a hang
+    # or a crash into "not reached".
+    built = {factory for j in own for factory in builders(j, jobs, results)}
+    relevant = own + [j for j in jobs if j.kind == "factory"
+                      and (traced_within(results.get(j.id), own) or j.id in built)]
+    ran = [(j, results[j.id]) for j in relevant if j.id in results]
+    ran = [(j, r) for j, r in ran if not r.unverifiable and not r.error and not r.covered_by]
+    if ran:
+        cause = _earlier_break(finding, ran)
+        if cause is not None:
+            return Verdict(NOT_REACHED, reason=cause)
+        return Verdict(NOT_REACHED, reason=f"branch not taken for {_inputs([r for _, r in ran])}: "
+                                           "compiled and run, but Dynamo never traced this line")
     outcomes = [results[j.id] for j in relevant if j.id in results]
-    if any(not r.unverifiable and not r.error for r in outcomes):
-        return Verdict(NOT_REACHED, reason="compiled and run, but Dynamo never traced this line")
     reasons = [r.unverifiable or r.error for r in outcomes]
     reason = next((r for r in reasons if r), "no job could compile the function holding it")
     return Verdict(UNVERIFIABLE, reason=reason)
+
+
+def _earlier_break(finding: Finding, ran: Sequence[tuple[Job, JobResult]]) -> str | None:
+    """Why the finding's line ran eagerly, when a break earlier in its function ended the tracing.
+
+    Dynamo resumes after most breaks, tracing the rest of the function in a new frame; where it
+    cannot (a break inside a loop or a ``try`` block), it gives the frame up and runs it eagerly,
+    and under ``fullgraph=True`` it stops. Either way no line of the function after the break is
+    traced, which is what is checked here: a break on an earlier line of the innermost function
+    holding the finding, and no line traced after it there.
+    """
+    span = enclosing_function(finding.filename, finding.start.line)
+    if span is None:
+        return None
+    first, last, name = span
+    path = _key(finding.filename)
+    for job, result in ran:
+        later = [line for f, line in result.traced if _key(f) == path and first <= line <= last]
+        for brk in sorted(graph_breaks(result), key=lambda b: b.line):
+            if _key(brk.filename) != path or not first <= brk.line < finding.start.line:
+                continue
+            if any(line > brk.line for line in later):
+                continue
+            site = f"{plan.shown(Path(brk.filename), Path(job.observed))}:{brk.line} ({brk.gb_id or 'no GB id'})"
+            if job.fullgraph:
+                return f"compile stopped at the break at {site} under fullgraph=True, for {_inputs([result])}"
+            return (f"ran eagerly after the break at {site} in the same frame: Dynamo gave up `{name}` there, "
+                    f"for {_inputs([result])}")
+    return None
+
+
+def _inputs(results: Sequence[JobResult]) -> str:
+    """The inputs a verdict holds for, as the workers named them (``factory `m:f`'s inputs (eval, no_grad)``)."""
+    named = list(dict.fromkeys(r.inputs for r in results if r.inputs))
+    return " and ".join(named) if named else "the inputs that ran"
 
 
 def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explained: set[tuple[str, int]]) -> list[Finding]:

@@ -5,10 +5,14 @@ per line on stdin (``plan.Job``) and writes one JSON result per line (``protocol
 descriptor ``N`` (stdout when run by hand without it); everything user code prints goes to stderr.
 torch is imported once per worker. For a job it imports the target's file (module-level code runs
 with ``torch.compile`` defaulting to the chosen backend, so scripts and rule-page examples verify
-themselves), then, unless that already traced the target, compiles the target and calls it twice:
-with inputs from a factory, or synthesized where that is safe (annotated tensors and Python scalars,
-``nn.Module`` classes with no required constructor arguments). A target that cannot be run is
-reported ``unverifiable`` with the reason, never as "no break". The runner (``runner.py``) owns
+themselves), then, unless that already traced the target, compiles the target and calls it twice
+(a recompile the first call's side effects cause is counted): with inputs from a factory, or
+synthesized where that is safe (annotated tensors and Python scalars, ``nn.Module`` classes with no
+required constructor arguments). The job's mode sets how: ``eval`` (``model.eval()`` under
+``torch.no_grad()``, the default) or ``train`` (``model.train()``, grad enabled); the result says
+which inputs and mode its observations hold for. A factory's result also lists the classes of every
+module its model holds, so that a verdict can say a factory built a class it never ran. A target
+that cannot be run is reported ``unverifiable`` with the reason, never as "no break". The runner (``runner.py``) owns
 timeouts and crashes: this process may be killed at any moment, with everything it started.
 """
 
@@ -26,7 +30,14 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from dynalint.verify.observe import CountingBackend, parse_record, record_breaks, record_traced_lines, reset_dynamo
+from dynalint.verify.observe import (
+    CountingBackend,
+    parse_record,
+    record_breaks,
+    record_traced_lines,
+    reset_dynamo,
+    user_files,
+)
 from dynalint.verify.protocol import JobResult
 from dynalint.verify.usercode import (
     ERROR_MAX,
@@ -40,6 +51,7 @@ from dynalint.verify.usercode import (
 
 # A module built with its default arguments, only to be traced, must stay cheap (about 200 MB float32).
 MAX_DEFAULT_PARAMETERS = 50_000_000
+GRAD = {"eval": "no_grad", "train": "grad enabled"}
 
 
 class Unverifiable(Exception):
@@ -54,7 +66,15 @@ def _device(requested: str) -> str:
     return requested
 
 
-def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str) -> Any:
+def _advice(job: dict[str, Any], what: str) -> str:
+    """What to do about a target no input could be made for: declare a factory, unless one built it."""
+    built_by = job.get("built_by") or ()
+    if built_by:
+        return f"{', '.join(f'`{b}`' for b in built_by)} built it, but never called `{job['target']}`"
+    return f"declare an example-inputs factory {what}in [tool.dynalint.verify]"
+
+
+def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str, job: dict[str, Any]) -> Any:
     import torch
 
     hint = hints.get(parameter.name)
@@ -71,11 +91,11 @@ def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str
     raise Unverifiable(
         f"cannot make an input for parameter `{parameter.name}`"
         + (" (no annotation)" if hint is None else f" of type {hint!r}")
-        + "; declare an example-inputs factory in [tool.dynalint.verify]"
+        + "; " + _advice(job, "")
     )
 
 
-def _arguments(function: Any, device: str, skip_first: bool = False) -> list[Any]:
+def _arguments(function: Any, device: str, job: dict[str, Any], skip_first: bool = False) -> list[Any]:
     signature = inspect.signature(function)
     try:
         hints = typing.get_type_hints(function)
@@ -86,10 +106,10 @@ def _arguments(function: Any, device: str, skip_first: bool = False) -> list[Any
     ]
     if skip_first:
         parameters = parameters[1:]
-    return [_synthesize(p, hints, device) for p in parameters]
+    return [_synthesize(p, hints, device, job) for p in parameters]
 
 
-def _refuse_large_default(owner: type) -> None:
+def _refuse_large_default(owner: type, job: dict[str, Any]) -> None:
     """Refuse to build, with its default arguments, a module too large to verify on the spot.
 
     Model classes often default to their full size (billions of parameters): built on the ``meta``
@@ -107,7 +127,7 @@ def _refuse_large_default(owner: type) -> None:
     if parameters > MAX_DEFAULT_PARAMETERS:
         raise Unverifiable(
             f"`{owner.__name__}()` with its default arguments has {parameters:,} parameters (over "
-            f"{MAX_DEFAULT_PARAMETERS:,}); declare an example-inputs factory that builds a small one"
+            f"{MAX_DEFAULT_PARAMETERS:,}); " + _advice(job, "that builds a small one ")
         )
 
 
@@ -136,21 +156,22 @@ def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple
             raise Unverifiable(f"factory `{job['target']}` must return (callable, args, kwargs)")
         target, args, kwargs = built
         if isinstance(target, torch.nn.Module):
-            target = target.to(device)
+            target = target.to(device).train(job.get("mode") == "train")
         move = lambda v: v.to(device) if isinstance(v, torch.Tensor) else v  # noqa: E731
         return target, [move(a) for a in args], {k: move(v) for k, v in kwargs.items()}
     owner, attribute = _resolve(module, job["target"])
     original = getattr(attribute, "_torchdynamo_orig_callable", attribute)
     if owner is None:
-        return original, _arguments(original, device), {}
+        return original, _arguments(original, device, job), {}
     if not (inspect.isclass(owner) and issubclass(owner, torch.nn.Module)):
         raise Unverifiable(f"`{job['target']}` is a method of a class that is not an nn.Module")
-    _refuse_large_default(owner)
+    _refuse_large_default(owner, job)
     try:
         instance = owner().to(device)
     except TypeError as error:
-        raise Unverifiable(f"constructing `{owner.__name__}` needs arguments ({error}); declare a factory") from None
-    arguments = _arguments(original, device, skip_first=True)
+        raise Unverifiable(f"constructing `{owner.__name__}` needs arguments ({error}); {_advice(job, '')}") from None
+    instance.train(job.get("mode") == "train")
+    arguments = _arguments(original, device, job, skip_first=True)
     if job["target"].endswith(".forward"):
         return instance, arguments, {}
     return getattr(instance, job["target"].rsplit(".", 1)[1]), arguments, {}
@@ -162,11 +183,16 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
     import torch._dynamo.utils
 
     counting = CountingBackend(backend)
+    mine = user_files(job["observed"], job.get("libraries") or ())
+    mode = job.get("mode") or "eval"
+    inputs: str | None = None
+    built: tuple[str, ...] = ()
     error: str | None = None
     unverifiable: str | None = None
     error_site: tuple[str, int] | None = None
     started = time.perf_counter()
-    with restored_configs(), record_breaks(job["observed"]) as breaks, record_traced_lines(job["observed"]) as traced:
+    observing = record_breaks(job["observed"], mine), record_traced_lines(job["observed"], mine)
+    with restored_configs(), observing[0] as breaks, observing[1] as traced:
         torch._dynamo.utils.guard_failures.clear()
         try:
             with default_backend(counting):
@@ -180,10 +206,15 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
                 module = imported[job["path"]]
                 first, last = job.get("lines") or (0, -1)
                 target_lines_traced = any(f == job["path"] and first <= line <= last for f, line in traced)
+                if target_lines_traced:
+                    inputs = "the calls its module makes when imported"
                 if job["kind"] == "factory" or not target_lines_traced:
                     target, args, kwargs = _callable_and_inputs(job, module, device)
+                    whose = f"factory `{job['target']}`'s" if job["kind"] == "factory" else "synthesized"
+                    inputs = f"{whose} inputs ({mode}, {GRAD[mode]})"
+                    built = _classes(target)
                     compiled = torch.compile(target, backend=counting, fullgraph=bool(job.get("fullgraph")))
-                    with torch.no_grad():
+                    with torch.enable_grad() if mode == "train" else torch.no_grad():
                         compiled(*args, **kwargs)
                         compiled(*args, **kwargs)
         except Unverifiable as reason:
@@ -191,7 +222,7 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
         except torch._dynamo.exc.Unsupported as exc:
             # Under fullgraph=True Dynamo raises the first break instead of logging it: it is the
             # observation, not a failure (the lines after it were never traced: not reached).
-            breaks.append(parse_record(str(exc), job["observed"]))
+            breaks.append(parse_record(str(exc), job["observed"], mine))
         except (Exception, SystemExit) as exc:  # user code failed: say how, keep what was observed
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
@@ -208,7 +239,19 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
         seconds=round(time.perf_counter() - started, 3),
         device=device,
         error_site=error_site,
+        inputs=inputs,
+        built=built if job["kind"] == "factory" else (),
     )
+
+
+def _classes(target: Any) -> tuple[str, ...]:
+    """``module.Qualname`` of the class of every module ``target`` holds (a module, or a module's method)."""
+    import torch
+
+    owner = getattr(target, "__self__", target)
+    if not isinstance(owner, torch.nn.Module):
+        return ()
+    return tuple(sorted({f"{type(m).__module__}.{type(m).__qualname__}" for m in owner.modules()}))
 
 
 def _protocol_streams(result_fd: int | None) -> tuple[Any, Any]:
