@@ -98,7 +98,12 @@ class Program:
         """Qualified, re-export-free name of ``written`` as seen from ``module``."""
         if written in self.functions or written in self.classes:
             return written
-        return self.canonical(module.imports.resolve(written))
+        resolved = module.imports.resolve(written)
+        if resolved is None and written.partition(".")[0] in self.modules:
+            # Already qualified by the summary (a base written ``from pkg.conv import Base``), and
+            # re-exported: ``pkg.conv.Base`` is ``pkg.conv.base.Base``.
+            resolved = written
+        return self.canonical(resolved)
 
     def resolve_class(self, module: ModuleSummary, written: str) -> str | None:
         """Qualified name of a class written as ``written`` in ``module``, if it is in the tree.
