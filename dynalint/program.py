@@ -21,7 +21,7 @@ from typing import NamedTuple
 from dynalint.finding import ChainLink, Confidence, Region
 from dynalint.settings import DynamoSettings
 from dynalint.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
-from dynalint.torchapi import MODULE_BASES
+from dynalint.torchapi import is_module_base
 
 _MAX_ALIAS_HOPS = 16
 
@@ -182,7 +182,7 @@ class Program:
     def is_module_class(self, qualified: str) -> bool:
         """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
         return any(
-            self.canonical(base) in MODULE_BASES for current in self.mro(qualified)
+            is_module_base(self.canonical(base)) for current in self.mro(qualified)
             for base in self.classes[current].definition.bases
         )
 

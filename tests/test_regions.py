@@ -357,3 +357,22 @@ def test_calling_a_sub_module_runs_its_own_call_method_as_well_as_forward() -> N
         model = torch.compile(Conv())
     """
     assert flagged_lines(source) == {8, 12}
+
+
+@pytest.mark.parametrize(
+    "header, base",
+    [
+        ("from torch import nn", "nn.Linear"),
+        ("import torch", "torch.nn.Sequential"),
+        ("from torch.nn.modules.instancenorm import _InstanceNorm", "_InstanceNorm"),
+    ],
+)
+def test_subclass_of_a_torch_layer_is_a_module(header: str, base: str) -> None:
+    source = f"{header}\n\nclass Norm({base}):\n    def forward(self, x):\n        print(x)\n        return x\n"
+    (finding,) = lint(source)
+    assert finding.start.line == 5 and finding.confidence is Confidence.LIKELY
+
+
+def test_subclass_of_a_torch_parameter_is_not_a_module() -> None:
+    source = "from torch import nn\n\nclass P(nn.Parameter):\n    def forward(self, x):\n        print(x)\n"
+    assert flagged_lines(source) == set()
