@@ -21,6 +21,7 @@ from dynalint.names import dotted_name
 from dynalint.program import Callee, Program
 from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
+from dynalint.kinds import ValueType
 from dynalint.values import Kind, ValueScope
 
 @dataclass(frozen=True)
@@ -128,7 +129,9 @@ class LintContext:
             self._uncompiled_blocks.update(map(id, after))
         elif isinstance(node, cst.For):
             iterated = self.values.kind(node.iter)
-            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else Kind.UNKNOWN)
+            structure = self.values.structure(node.iter)  # ``for t in tensors`` with ``tensors: List[Tensor]``
+            item = structure.element(None) if structure is not None else Kind.UNKNOWN
+            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else item)
         elif isinstance(node, cst.CompFor):
             self.values.bind(node.target, None, Kind.UNKNOWN)
 
@@ -188,14 +191,14 @@ class LintContext:
         parent_values = top.values if top.kind in ("function", "block") else None
         values = ValueScope.for_function(
             node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values,
-            self._call_kind,
+            self._call_type, self.program.parameter_types(qualified),
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
         self._stack.append(_Frame("function", qualname, qualified, region, values))
 
-    def _call_kind(self, node: cst.Call) -> Kind | None:
-        """The kind a call of a function *in the linted tree* returns, from its summary; ``None`` otherwise.
+    def _call_type(self, node: cst.Call) -> ValueType | None:
+        """What a call of a function *in the linted tree* returns, from its summary; ``None`` otherwise.
 
         The tree's own summary wins over the ``torch.*`` tables: linting torch itself, a call of
         ``torch.nn.functional._mha_shape_check`` is a call of a function we have read, not an op.
@@ -204,10 +207,7 @@ class LintContext:
         function = self._stack[-1].function
         if dotted is None or function is None:
             return None
-        returns = self.program.returns_tensor(function, dotted)
-        if returns is None:
-            return None
-        return Kind.TENSOR if returns else Kind.UNKNOWN
+        return self.program.call_type(function, dotted)
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         """``self.<attr>`` names that hold parameters or buffers, and those that hold ``torch.nn`` layers."""

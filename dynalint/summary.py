@@ -12,6 +12,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from dynalint import typehints
+from dynalint.typehints import Annotation
 from dynalint.guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, dotted_name
 from dynalint.settings import CompileSettings
@@ -51,6 +53,8 @@ class FunctionSummary:
     disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
     not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
     returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
+    annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
+    returns: Annotation | None = None  # the return annotation
     returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
     calls: list[CallSite] = field(default_factory=list)
     collectives: list[str] = field(default_factory=list)
@@ -79,6 +83,7 @@ class ModuleSummary:
     compile_sites: list[CompileSite] = field(default_factory=list)
     disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
     module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
+    type_aliases: dict[str, Annotation] = field(default_factory=dict)  # ``OptTensor = Optional[Tensor]``
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
     dynamo_config: dict[str, object] = field(default_factory=dict)
     nesting: int = 0  # deepest ``ast`` nesting anywhere in the file
@@ -256,6 +261,10 @@ class _Summarizer(ast.NodeVisitor):
         function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
         returned = dotted_name(node.returns) if node.returns else None
         function.returns_tensor = self.imports.resolve(returned) in TENSOR_TYPES
+        function.returns = typehints.read(node.returns, self.imports)
+        function.annotations = {
+            a.arg: read for a in args if (read := typehints.read(a.annotation, self.imports)) is not None
+        }
         if _names_class(returned) and not function.returns_tensor:
             function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
@@ -299,7 +308,14 @@ class _Summarizer(ast.NodeVisitor):
             self._assignment([node.target], node.value)
         self.generic_visit(node)
 
+    def _type_alias(self, targets: list[ast.expr], value: ast.expr) -> None:
+        if not self.scopes and typehints.is_type_alias(value, self.imports):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.summary.type_aliases[target.id] = typehints.read(value, self.imports) or Annotation(None)
+
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        self._type_alias(targets, value)
         if self._is_compiling(value):
             self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
         for target in targets:
