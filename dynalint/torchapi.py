@@ -130,7 +130,7 @@ METADATA_FUNCTIONS = frozenset(
 CONSTANT_FUNCTIONS = frozenset(
     {"is_tensor", "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "finfo", "iinfo", "device",
      "dtype", "typename", "is_storage", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "autocast",
-     "manual_seed", "compile", "Generator"}
+     "manual_seed", "seed", "initial_seed", "compile", "Generator"}
 )
 # ``torch.get_*`` / ``is_*`` queries return Python values, except these.
 QUERY_PREFIXES = ("is_", "are_", "has_", "get_")

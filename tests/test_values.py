@@ -350,3 +350,28 @@ def test_type_alias_defined_in_another_module(tmp_path) -> None:
     assert [(f.code, f.start.line, f.confidence) for f in findings] == [
         ("DYN104", 7, Confidence.CERTAIN), ("DYN104", 8, Confidence.LIKELY)
     ]
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["torch.seed() > 0", "torch.initial_seed() % 2", "torch.get_default_dtype() == torch.float64",
+     "torch.is_floating_point(x)", "torch.is_tensor(mask)", "x.is_cuda", "h.requires_grad",
+     "x.dtype == torch.float16", "t.dtype in (torch.float16, torch.bfloat16)", "torch.is_grad_enabled()"],
+)
+def test_python_values_from_torch_are_not_tensor_data(condition: str) -> None:
+    assert branch_findings(condition) == []
+
+
+@pytest.mark.parametrize(
+    "read, use",
+    [
+        ("flag2 = True if (x > 0).any() else False", "if flag2:"),
+        ("flag2 = bool(x.sum() > 0)", "if flag2:"),
+        ("flag2 = int(x.sum())", "if flag2 > 2:"),
+        ("flag2 = x.sum().item()", "while flag2 > 2:"),
+    ],
+)
+def test_a_value_read_out_of_a_tensor_breaks_once_where_it_is_read(read: str, use: str) -> None:
+    source = MODEL.replace("        if {condition}:", f"        {read}\n        {use}")
+    findings = lint_source(source, "m.py", Config(select=("DYN101", "DYN102", "DYN104")))
+    assert [f.start.line for f in findings if f.start.line >= 19] == [19]  # line 18 reads ``h.max().item()``
