@@ -318,6 +318,12 @@ class Program:
             self._collectives_memo[qualified] = found
         return self._collectives_memo[qualified]
 
+    def is_compile_guard(self, caller: str, callee: str) -> bool:
+        """Whether ``callee``, called inside ``caller``, is a function of the tree that returns
+        ``is_compiling()`` (PyG's ``is_compiling()``, HF's ``is_torchdynamo_compiling()``)."""
+        found = self.resolve_calls(caller, callee)
+        return bool(found) and all(self.functions[c.function].definition.is_compile_guard for c in found)
+
     # -- value types ----------------------------------------------------------------------------
     def type_alias(self, qualified: str) -> Annotation | None:
         """The annotation a type alias such as ``torch_geometric.typing.OptTensor`` stands for."""

@@ -87,9 +87,22 @@ class LintContext:
         return self.values.kind(node)
 
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
+        """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
+        that returns it: ``True`` whenever Dynamo traces."""
         if isinstance(node, cst.Name) and node.value in self._compiling_names:
             return True
-        return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
+        if not isinstance(node, cst.Call):
+            return False
+        if self.resolve(node.func) in IS_COMPILING:
+            return True
+        dotted, function = dotted_name(node.func), self._stack[-1].function
+        return bool(dotted and function and self.program.is_compile_guard(function, dotted))
+
+    def never_evaluated(self, node: cst.BooleanOperation) -> bool:
+        """Whether the right operand is skipped whenever Dynamo traces: ``not is_compiling() and X``,
+        ``is_compiling() or X``."""
+        left = guard(node.left, self.is_compiling_check, CST)
+        return left is (Untraced.BODY if isinstance(node.operator, cst.And) else Untraced.ELSE)
 
     def enter_scope(self, qualname: str, summary: ModuleSummary) -> None:
         """Stand inside the classes and functions enclosing ``qualname`` (a function about to be walked)."""
@@ -115,6 +128,8 @@ class LintContext:
             self._enter_function(node, top)
         elif id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
+        if isinstance(node, cst.BooleanOperation) and self.never_evaluated(node):
+            self._uncompiled_blocks.add(id(node.right))
         if id(node) in self._narrowed:
             name, kind = self._narrowed[id(node)]
             self._saved[id(node)] = self.values.env.get(name)
