@@ -18,10 +18,13 @@ from dataclasses import dataclass, field, replace
 from collections.abc import Callable
 from typing import NamedTuple
 
+from dynalint import typehints
+from dynalint.typehints import Annotation
 from dynalint.finding import ChainLink, Confidence, Region
+from dynalint.kinds import Kind, ValueType
 from dynalint.settings import DynamoSettings
 from dynalint.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
-from dynalint.torchapi import MODULE_BASES
+from dynalint.torchapi import is_module_base
 
 _MAX_ALIAS_HOPS = 16
 
@@ -74,6 +77,8 @@ class Program:
     _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
     _mro_memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
+    _parameters_memo: dict[str, dict[str, ValueType]] = field(default_factory=dict, repr=False)
+    _returns_memo: dict[str, ValueType] = field(default_factory=dict, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -98,7 +103,12 @@ class Program:
         """Qualified, re-export-free name of ``written`` as seen from ``module``."""
         if written in self.functions or written in self.classes:
             return written
-        return self.canonical(module.imports.resolve(written))
+        resolved = module.imports.resolve(written)
+        if resolved is None and written.partition(".")[0] in self.modules:
+            # Already qualified by the summary (a base written ``from pkg.conv import Base``), and
+            # re-exported: ``pkg.conv.Base`` is ``pkg.conv.base.Base``.
+            resolved = written
+        return self.canonical(resolved)
 
     def resolve_class(self, module: ModuleSummary, written: str) -> str | None:
         """Qualified name of a class written as ``written`` in ``module``, if it is in the tree.
@@ -177,7 +187,7 @@ class Program:
     def is_module_class(self, qualified: str) -> bool:
         """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
         return any(
-            self.canonical(base) in MODULE_BASES for current in self.mro(qualified)
+            is_module_base(self.canonical(base)) for current in self.mro(qualified)
             for base in self.classes[current].definition.bases
         )
 
@@ -308,12 +318,48 @@ class Program:
             self._collectives_memo[qualified] = found
         return self._collectives_memo[qualified]
 
-    def returns_tensor(self, caller: str, callee: str) -> bool | None:
-        """Whether every function ``callee`` may run returns tensors; ``None`` when none is in the tree."""
+    def is_compile_guard(self, caller: str, callee: str) -> bool:
+        """Whether ``callee``, called inside ``caller``, is a function of the tree that returns
+        ``is_compiling()`` (PyG's ``is_compiling()``, HF's ``is_torchdynamo_compiling()``)."""
         found = self.resolve_calls(caller, callee)
+        return bool(found) and all(self.functions[c.function].definition.is_compile_guard for c in found)
+
+    # -- value types ----------------------------------------------------------------------------
+    def type_alias(self, qualified: str) -> Annotation | None:
+        """The annotation a type alias such as ``torch_geometric.typing.OptTensor`` stands for."""
+        canonical = self.canonical(qualified) or qualified
+        owner, _, name = canonical.rpartition(".")
+        module = self.modules.get(owner)
+        return module.type_aliases.get(name) if module is not None else None
+
+    def parameter_types(self, qualified: str) -> dict[str, ValueType]:
+        """Each annotated parameter of a function of the tree -> what its annotation says it is."""
+        if qualified not in self._parameters_memo:
+            entry = self.functions.get(qualified)
+            written = entry.definition.annotations if entry else {}
+            self._parameters_memo[qualified] = {
+                name: typehints.value_type(annotation, self.type_alias) for name, annotation in written.items()
+            }
+        return self._parameters_memo[qualified]
+
+    def return_type(self, qualified: str) -> ValueType:
+        """What a call of a function of the tree returns: its return annotation, else a tensor where
+        it returns a ``torch.*`` call, else unknown."""
+        if qualified not in self._returns_memo:
+            definition = self.functions[qualified].definition
+            found = typehints.value_type(definition.returns, self.type_alias)
+            if found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_tensor:
+                found = ValueType(Kind.TENSOR)
+            self._returns_memo[qualified] = found
+        return self._returns_memo[qualified]
+
+    def call_type(self, caller: str, callee: str) -> ValueType | None:
+        """What ``callee``, called inside ``caller``, returns when every function it may run agrees;
+        ``None`` when none is in the tree."""
+        found = {self.return_type(c.function) for c in self.resolve_calls(caller, callee)}
         if not found:
             return None
-        return all(self.functions[c.function].definition.returns_tensor for c in found)
+        return found.pop() if len(found) == 1 else ValueType()
 
     def region_of(self, qualified: str) -> Region | None:
         """The region of a function, inheriting the enclosing function's for nested definitions."""

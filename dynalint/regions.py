@@ -21,6 +21,7 @@ from dynalint.names import dotted_name
 from dynalint.program import Callee, Program
 from dynalint.settings import CompileSettings, DynamoSettings
 from dynalint.summary import ModuleSummary
+from dynalint.kinds import ValueType
 from dynalint.values import Kind, ValueScope
 
 @dataclass(frozen=True)
@@ -86,9 +87,22 @@ class LintContext:
         return self.values.kind(node)
 
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
+        """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
+        that returns it: ``True`` whenever Dynamo traces."""
         if isinstance(node, cst.Name) and node.value in self._compiling_names:
             return True
-        return isinstance(node, cst.Call) and self.resolve(node.func) in IS_COMPILING
+        if not isinstance(node, cst.Call):
+            return False
+        if self.resolve(node.func) in IS_COMPILING:
+            return True
+        dotted, function = dotted_name(node.func), self._stack[-1].function
+        return bool(dotted and function and self.program.is_compile_guard(function, dotted))
+
+    def never_evaluated(self, node: cst.BooleanOperation) -> bool:
+        """Whether the right operand is skipped whenever Dynamo traces: ``not is_compiling() and X``,
+        ``is_compiling() or X``."""
+        left = guard(node.left, self.is_compiling_check, CST)
+        return left is (Untraced.BODY if isinstance(node.operator, cst.And) else Untraced.ELSE)
 
     def enter_scope(self, qualname: str, summary: ModuleSummary) -> None:
         """Stand inside the classes and functions enclosing ``qualname`` (a function about to be walked)."""
@@ -114,6 +128,8 @@ class LintContext:
             self._enter_function(node, top)
         elif id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
+        if isinstance(node, cst.BooleanOperation) and self.never_evaluated(node):
+            self._uncompiled_blocks.add(id(node.right))
         if id(node) in self._narrowed:
             name, kind = self._narrowed[id(node)]
             self._saved[id(node)] = self.values.env.get(name)
@@ -128,7 +144,9 @@ class LintContext:
             self._uncompiled_blocks.update(map(id, after))
         elif isinstance(node, cst.For):
             iterated = self.values.kind(node.iter)
-            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else Kind.UNKNOWN)
+            structure = self.values.structure(node.iter)  # ``for t in tensors`` with ``tensors: List[Tensor]``
+            item = structure.element(None) if structure is not None else Kind.UNKNOWN
+            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else item)
         elif isinstance(node, cst.CompFor):
             self.values.bind(node.target, None, Kind.UNKNOWN)
 
@@ -188,14 +206,14 @@ class LintContext:
         parent_values = top.values if top.kind in ("function", "block") else None
         values = ValueScope.for_function(
             node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values,
-            self._call_kind,
+            self._call_type, self.program.parameter_types(qualified),
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
         self._stack.append(_Frame("function", qualname, qualified, region, values))
 
-    def _call_kind(self, node: cst.Call) -> Kind | None:
-        """The kind a call of a function *in the linted tree* returns, from its summary; ``None`` otherwise.
+    def _call_type(self, node: cst.Call) -> ValueType | None:
+        """What a call of a function *in the linted tree* returns, from its summary; ``None`` otherwise.
 
         The tree's own summary wins over the ``torch.*`` tables: linting torch itself, a call of
         ``torch.nn.functional._mha_shape_check`` is a call of a function we have read, not an op.
@@ -204,10 +222,7 @@ class LintContext:
         function = self._stack[-1].function
         if dotted is None or function is None:
             return None
-        returns = self.program.returns_tensor(function, dotted)
-        if returns is None:
-            return None
-        return Kind.TENSOR if returns else Kind.UNKNOWN
+        return self.program.call_type(function, dotted)
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         """``self.<attr>`` names that hold parameters or buffers, and those that hold ``torch.nn`` layers."""

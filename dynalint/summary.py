@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
+from dynalint import typehints
+from dynalint.typehints import Annotation
 from dynalint.guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, dotted_name
 from dynalint.settings import CompileSettings
@@ -51,6 +54,11 @@ class FunctionSummary:
     disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
     not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
     returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
+    annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
+    returns: Annotation | None = None  # the return annotation
+    # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:
+    # a guard the project wrote, ``True`` whenever Dynamo traces.
+    is_compile_guard: bool = False
     returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
     calls: list[CallSite] = field(default_factory=list)
     collectives: list[str] = field(default_factory=list)
@@ -79,6 +87,7 @@ class ModuleSummary:
     compile_sites: list[CompileSite] = field(default_factory=list)
     disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
     module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
+    type_aliases: dict[str, Annotation] = field(default_factory=dict)  # ``OptTensor = Optional[Tensor]``
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
     dynamo_config: dict[str, object] = field(default_factory=dict)
     nesting: int = 0  # deepest ``ast`` nesting anywhere in the file
@@ -92,6 +101,7 @@ def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False
     imports = _collect_imports(tree, module, is_package)
     summary = ModuleSummary(path=path, module=module, imports=imports)
     summarizer = _Summarizer(summary, is_package)
+    summarizer.guard_functions = _compile_guard_functions(tree, summarizer._is_compiling)
     summarizer.visit(tree)
     summary.nesting = summarizer.deepest
     return summary
@@ -169,6 +179,7 @@ class _Summarizer(ast.NodeVisitor):
         self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
         self._dispatch: dict[type, Any] = {}
         self._depth = 0  # of the node being visited
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
@@ -212,7 +223,9 @@ class _Summarizer(ast.NodeVisitor):
     def _is_compiling(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name) and node.id in self.compiling_names:
             return True
-        return isinstance(node, ast.Call) and self.imports.resolve(dotted_name(node.func)) in IS_COMPILING
+        if not isinstance(node, ast.Call):
+            return False
+        return self.imports.resolve(dotted_name(node.func)) in IS_COMPILING or dotted_name(node.func) in self.guard_functions
 
     def visit_If(self, node: ast.If) -> None:
         untraced = guard(node.test, self._is_compiling, AST)
@@ -256,6 +269,10 @@ class _Summarizer(ast.NodeVisitor):
         function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
         returned = dotted_name(node.returns) if node.returns else None
         function.returns_tensor = self.imports.resolve(returned) in TENSOR_TYPES
+        function.returns = typehints.read(node.returns, self.imports)
+        function.annotations = {
+            a.arg: read for a in args if (read := typehints.read(a.annotation, self.imports)) is not None
+        }
         if _names_class(returned) and not function.returns_tensor:
             function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
@@ -269,6 +286,7 @@ class _Summarizer(ast.NodeVisitor):
         outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
         function.nesting = self.deepest - self._depth
+        function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
         self.deepest = max(outer_deepest, self.deepest)
         self.scopes.pop()
 
@@ -299,7 +317,14 @@ class _Summarizer(ast.NodeVisitor):
             self._assignment([node.target], node.value)
         self.generic_visit(node)
 
+    def _type_alias(self, targets: list[ast.expr], value: ast.expr) -> None:
+        if not self.scopes and typehints.is_type_alias(value, self.imports):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.summary.type_aliases[target.id] = typehints.read(value, self.imports) or Annotation(None)
+
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        self._type_alias(targets, value)
         if self._is_compiling(value):
             self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
         for target in targets:
@@ -441,6 +466,25 @@ class _Summarizer(ast.NodeVisitor):
             self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
             return
         self.summary.compile_sites.append(site("name", dotted))
+
+
+def returns_compile_guard(function: ast.FunctionDef | ast.AsyncFunctionDef, is_compiling: Callable[[ast.expr], bool]) -> bool:
+    """Whether every ``return`` of ``function`` gives ``is_compiling()``, alone or ``or``-ed with other tests."""
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        r.value is not None and (is_compiling(r.value) or (
+            isinstance(r.value, ast.BoolOp) and isinstance(r.value.op, ast.Or) and any(map(is_compiling, r.value.values))
+        ))
+        for r in returns
+    )
+
+
+def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr], bool]) -> set[str]:
+    """Module-level functions of the file that are compile guards, so the file's own ``if`` tests see them."""
+    return {
+        node.name for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and returns_compile_guard(node, is_compiling)
+    }
 
 
 def _names_class(dotted: str | None) -> bool:

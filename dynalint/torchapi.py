@@ -2,8 +2,8 @@
 
 Read by every stage (summary, guards, regions, program, the value analysis, rules) so that each fact is
 written once. Names are fully qualified as the import tables resolve them (``torch.compiler.disable``);
-method and attribute names are bare (``item``). Adding a torch function is one line here. The one
-function at the end, ``torch_result``, only reads these tables: what a call of ``torch.<name>`` returns.
+method and attribute names are bare (``item``). Adding a torch function is one line here. The few
+functions (``is_module_base``, ``torch_result``) only read these tables.
 """
 
 from __future__ import annotations
@@ -62,6 +62,18 @@ PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "t
                         "torch.nn.Buffer"})
 # Upper-case names under ``torch.nn`` that build tensors, not modules.
 NN_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+
+
+def is_module_base(qualified: str | None) -> bool:
+    """Whether a base class outside the tree makes its subclasses ``nn.Module``s: ``torch.nn.Module``
+    itself, any ``torch.nn`` layer (``nn.Linear``), and the private bases of ``torch.nn.modules``
+    (``torch.nn.modules.instancenorm._InstanceNorm``)."""
+    if qualified is None:
+        return False
+    if qualified in MODULE_BASES or qualified.startswith("torch.nn.modules."):
+        return True
+    owner, _, name = qualified.rpartition(".")
+    return owner == "torch.nn" and name[:1].isupper() and name not in NN_TENSOR_CLASSES
 # ``Model(cfg).to(device).eval()`` is still a ``Model``: ``nn.Module`` methods that return the module.
 MODULE_RETURNING_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}
@@ -118,7 +130,7 @@ METADATA_FUNCTIONS = frozenset(
 CONSTANT_FUNCTIONS = frozenset(
     {"is_tensor", "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "finfo", "iinfo", "device",
      "dtype", "typename", "is_storage", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "autocast",
-     "manual_seed", "compile", "Generator"}
+     "manual_seed", "seed", "initial_seed", "compile", "Generator"}
 )
 # ``torch.get_*`` / ``is_*`` queries return Python values, except these.
 QUERY_PREFIXES = ("is_", "are_", "has_", "get_")

@@ -11,46 +11,17 @@ anything touched by a tensor is a tensor, and unknown stays unknown, never data.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dynalint.finding import Confidence
+from dynalint.kinds import Kind, ValueType
 from dynalint.names import ImportTable, dotted_name
 from dynalint.torchapi import (
     CONST_BUILTINS, DATA_CONVERSIONS, DATA_METHODS, META_ATTRIBUTES, META_METHODS, PASSTHROUGH_BUILTINS, REDUCTIONS,
-    SCALAR_TYPES, TENSOR_ATTRIBUTES, TENSOR_TYPES, TorchResult, torch_result,
+    TENSOR_ATTRIBUTES, TorchResult, torch_result,
 )
-
-
-class Kind(enum.IntEnum):
-    CONST = 0  # a Python constant or a value known not to depend on tensors
-    META = 1  # shape, dtype, device, dim, numel, len, requires_grad, self.training
-    UNKNOWN = 2
-    # An un-annotated ``forward`` input: a tensor as soon as a tensor method is called on it, but used
-    # bare (``if flag:``, ``x[:, a:b]``) it may as well be a Python flag or int, so it is never data.
-    INPUT = 3
-    # Probably a tensor: the result of a reduction such as ``.sum()`` / ``.any()`` on a receiver of
-    # unknown type. Rules report it at ``likely`` confidence; it never becomes ``TENSOR``.
-    LIKELY_TENSOR = 4
-    DATA = 5  # a Python value read from tensor contents: ``.item()``, ``int(t)``, ``bool(t)``
-    TENSOR = 6
-
-    @property
-    def is_tensor_like(self) -> bool:
-        return self in (Kind.TENSOR, Kind.LIKELY_TENSOR)
-
-    @property
-    def confidence(self) -> Confidence:
-        """How sure a finding resting on a value of this kind can be."""
-        return Confidence.CERTAIN if self in (Kind.TENSOR, Kind.DATA) else Confidence.LIKELY
-
-    @property
-    def is_data_dependent(self) -> bool:
-        """A tensor, a probable tensor or a value read out of one: what branches and slices must not use."""
-        return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.DATA)
 
 
 _KIND_OF_RESULT = {
@@ -67,8 +38,10 @@ class ValueScope:
     tensor_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold parameters or buffers
     layer_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold ``torch.nn`` layers
     env: dict[str, Kind] = field(default_factory=dict)
-    # Kind of a call to a function in the linted tree (its summary says whether it returns tensors).
-    call_kind: Callable[[cst.Call], Kind | None] | None = None
+    # What a call to a function in the linted tree returns (its annotation or summary), else ``None``.
+    call_type: Callable[[cst.Call], ValueType | None] | None = None
+    # Names bound to containers or tuples whose items are known (``params: Dict[str, Tensor]``).
+    structures: dict[str, ValueType] = field(default_factory=dict)
 
     @classmethod
     def for_function(
@@ -79,42 +52,33 @@ class ValueScope:
         tensor_attrs: frozenset[str] = frozenset(),
         layer_attrs: frozenset[str] = frozenset(),
         parent: ValueScope | None = None,
-        call_kind: Callable[[cst.Call], Kind | None] | None = None,
+        call_type: Callable[[cst.Call], ValueType | None] | None = None,
+        parameter_types: dict[str, ValueType] | None = None,
     ) -> ValueScope:
-        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_kind)
+        """The scope at the top of ``node``'s body; ``parameter_types`` are what the annotations say
+        (read by the summarize stage, aliases expanded by the program)."""
+        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
+                    dict(parent.structures) if parent else {})
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         is_forward = is_method and node.name.value == "forward"
+        annotated = parameter_types or {}
         for index, param in enumerate(ordered):
             name = param.name.value
+            scope.structures.pop(name, None)
             if is_method and index == 0:
                 scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
-                continue
-            scope.env[name] = scope._param_kind(param, is_forward)
+            elif param.annotation is not None:
+                declared = annotated.get(name, ValueType())
+                scope.env[name] = declared.kind
+                if declared.item is not Kind.UNKNOWN or declared.elements is not None:
+                    scope.structures[name] = declared
+            else:
+                scope.env[name] = _unannotated_parameter_kind(param, is_forward)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Kind.UNKNOWN
         return scope
-
-    def _param_kind(self, param: cst.Param, is_forward: bool) -> Kind:
-        if param.annotation is not None:
-            members = set(_union_members(param.annotation.annotation, self.imports)) - {"builtins.None"}
-            if members and members <= TENSOR_TYPES:
-                return Kind.TENSOR
-            if members & TENSOR_TYPES:
-                return Kind.LIKELY_TENSOR  # ``int | Tensor``: a tensor only sometimes
-            if members and members <= SCALAR_TYPES:
-                return Kind.CONST
-            return Kind.UNKNOWN
-        if not is_forward:
-            return Kind.UNKNOWN
-        default = param.default
-        if default is None:
-            return Kind.INPUT
-        # ``mask=None`` is as often a flag (``output_attentions=None``) as an optional tensor.
-        return Kind.CONST if isinstance(default, (cst.BaseNumber, cst.BaseString)) or (
-            isinstance(default, cst.Name) and default.value in ("True", "False")
-        ) else Kind.UNKNOWN
 
     # -- bindings -----------------------------------------------------------------------------
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, kind: Kind | None = None) -> None:
@@ -126,17 +90,40 @@ class ValueScope:
                 if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements)
                 else None
             )
+            structure = self.structure(value) if value is not None and kind is None and sources is None else None
+            unpacked = structure.elements if structure is not None else None
+            if unpacked is not None and len(unpacked) != len(elements):
+                unpacked = None
             whole = kind if kind is not None else (self.kind(value) if value is not None else Kind.UNKNOWN)
             for index, element in enumerate(elements):
                 inner = element.value if isinstance(element, cst.StarredElement) else element
                 if sources is not None and kind is None:
                     self.bind(inner, sources[index])
+                elif unpacked is not None and not isinstance(element, cst.StarredElement):
+                    self.bind(inner, None, unpacked[index])
+                elif structure is not None and structure.item is not Kind.UNKNOWN:
+                    self.bind(inner, None, structure.item)  # ``a, b = tensors`` with ``tensors: List[Tensor]``
                 else:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
+            self.structures.pop(target.value, None)
             self.env[target.value] = kind if kind is not None else (
                 self.kind(value) if value is not None else Kind.UNKNOWN
             )
+            structure = self.structure(value) if value is not None and kind is None else None
+            if structure is not None:
+                self.structures[target.value] = structure
+
+    def structure(self, node: cst.BaseExpression) -> ValueType | None:
+        """What indexing, iterating or unpacking ``node`` gives, where known: a name bound to a container
+        or tuple, or a call of a function of the tree annotated to return one."""
+        if isinstance(node, cst.Name):
+            return self.structures.get(node.value)
+        if isinstance(node, cst.Call) and self.call_type is not None:
+            found = self.call_type(node)
+            if found is not None and (found.item is not Kind.UNKNOWN or found.elements is not None):
+                return found
+        return None
 
     # -- queries ------------------------------------------------------------------------------
     def kind(self, node: cst.BaseExpression) -> Kind:
@@ -152,6 +139,11 @@ class ValueScope:
         if isinstance(node, cst.Call):
             return self._call(node)
         if isinstance(node, cst.Subscript):
+            structure = self.structure(node.value)
+            if structure is not None:
+                found = structure.element(_constant_index(node))
+                if found is not Kind.UNKNOWN:
+                    return found
             base = self.kind(node.value)
             return base if base is not Kind.CONST else Kind.UNKNOWN
         if isinstance(node, cst.BinaryOperation):
@@ -198,9 +190,9 @@ class ValueScope:
         dotted = dotted_name(func)
         if dotted is not None and dotted.split(".")[0] in self.env:
             return Kind.UNKNOWN  # a local callable
-        in_tree = self.call_kind(node) if self.call_kind else None
+        in_tree = self.call_type(node) if self.call_type else None
         if in_tree is not None:
-            return in_tree
+            return in_tree.kind
         resolved = self.imports.resolve(dotted)
         if resolved is None:
             return Kind.UNKNOWN
@@ -224,8 +216,8 @@ class ValueScope:
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             if name in self.layer_attrs:
                 return Kind.TENSOR
-            in_tree = self.call_kind(node) if self.call_kind else None
-            return in_tree if in_tree is not None else Kind.UNKNOWN
+            in_tree = self.call_type(node) if self.call_type else None
+            return in_tree.kind if in_tree is not None else Kind.UNKNOWN
         base = self.kind(receiver)
         if name in DATA_METHODS:
             return Kind.DATA
@@ -233,7 +225,10 @@ class ValueScope:
             # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
         if base is Kind.LIKELY_TENSOR:
-            return Kind.META if name in META_METHODS else Kind.LIKELY_TENSOR
+            if name in META_METHODS:
+                return Kind.META
+            # ``Union[Tensor, SparseTensor]``: ``adj.has_value()`` is the other member's question.
+            return Kind.UNKNOWN if name.startswith(("has_", "is_")) else Kind.LIKELY_TENSOR
         if base is Kind.META and name in ("index", "count", "numel"):
             return Kind.META
         if base is Kind.UNKNOWN and name in REDUCTIONS:
@@ -252,22 +247,24 @@ class ValueScope:
         return max(kinds)
 
 
-def _union_members(node: cst.BaseExpression, imports: ImportTable) -> list[str | None]:
-    """Top-level alternatives of an annotation: ``Optional[Tensor]`` / ``Tensor | None`` -> [torch.Tensor, None].
+def _unannotated_parameter_kind(param: cst.Param, is_forward: bool) -> Kind:
+    if not is_forward:
+        return Kind.UNKNOWN
+    default = param.default
+    if default is None:
+        return Kind.INPUT
+    # ``mask=None`` is as often a flag (``output_attentions=None``) as an optional tensor.
+    return Kind.CONST if isinstance(default, (cst.BaseNumber, cst.BaseString)) or (
+        isinstance(default, cst.Name) and default.value in ("True", "False")
+    ) else Kind.UNKNOWN
 
-    A subscripted container (``list[Tensor]``, ``Dict[str, Tensor]``) is one opaque member (``None`` in the list).
-    """
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return _union_members(node.left, imports) + _union_members(node.right, imports)
-    if isinstance(node, cst.Subscript):
-        outer = imports.resolve(dotted_name(node.value))
-        if outer in ("typing.Optional", "typing.Union"):
-            members: list[str | None] = ["builtins.None"] if outer == "typing.Optional" else []
-            for element in node.slice:
-                if isinstance(element.slice, cst.Index):
-                    members += _union_members(element.slice.value, imports)
-            return members
-        return [None]
-    if isinstance(node, (cst.Name, cst.Attribute)):
-        return [imports.resolve(dotted_name(node))]
-    return [None]  # string annotations and anything else: unknown
+
+def _constant_index(node: cst.Subscript) -> int | None:
+    """``t[1]`` / ``t[-1]`` -> the integer; anything else (a slice, a name, a key) -> ``None``."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    sign = 1
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index, sign = index.expression, -1
+    return sign * int(index.evaluated_value) if isinstance(index, cst.Integer) else None

@@ -96,3 +96,17 @@ def test_annotations_match_real_dynamo_breaks() -> None:
     assert completed.returncode == 0, completed.stderr[-3000:]
     observed = {(b["file"], b["line"]) for b in json.loads(completed.stdout)}
     assert observed == {(path, line) for path, line, _ in annotated(PROJECT)}
+
+
+def test_base_class_imported_by_its_package_path_through_a_re_export(tmp_path: Path) -> None:
+    # ``from pkg.conv import Base`` where ``pkg/conv/__init__`` re-exports ``Base`` from ``conv/base.py``:
+    # the subclass is still an ``nn.Module``, so its ``forward`` is linted.
+    package = tmp_path / "pkg"
+    (package / "conv").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "conv" / "__init__.py").write_text("from .base import Base\n")
+    (package / "conv" / "base.py").write_text("import torch\n\nclass Base(torch.nn.Module):\n    pass\n")
+    (package / "sub.py").write_text(
+        "from pkg.conv import Base\n\nclass Sub(Base):\n    def forward(self, x):\n        return x.item()\n"
+    )
+    assert found(tmp_path) == {("pkg/sub.py", 5, "DYN101")}

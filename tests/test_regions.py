@@ -357,3 +357,73 @@ def test_calling_a_sub_module_runs_its_own_call_method_as_well_as_forward() -> N
         model = torch.compile(Conv())
     """
     assert flagged_lines(source) == {8, 12}
+
+
+@pytest.mark.parametrize(
+    "header, base",
+    [
+        ("from torch import nn", "nn.Linear"),
+        ("import torch", "torch.nn.Sequential"),
+        ("from torch.nn.modules.instancenorm import _InstanceNorm", "_InstanceNorm"),
+    ],
+)
+def test_subclass_of_a_torch_layer_is_a_module(header: str, base: str) -> None:
+    source = f"{header}\n\nclass Norm({base}):\n    def forward(self, x):\n        print(x)\n        return x\n"
+    (finding,) = lint(source)
+    assert finding.start.line == 5 and finding.confidence is Confidence.LIKELY
+
+
+def test_subclass_of_a_torch_parameter_is_not_a_module() -> None:
+    source = "from torch import nn\n\nclass P(nn.Parameter):\n    def forward(self, x):\n        print(x)\n"
+    assert flagged_lines(source) == set()
+
+
+def test_compile_guards_the_project_wrote(tmp_path) -> None:
+    from dynalint.api import lint_paths
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(
+        "import torch\n\ndef is_tracing() -> bool:\n"
+        "    return torch.compiler.is_compiling() or torch.jit.is_tracing()\n"
+    )
+    (package / "model.py").write_text(textwrap.dedent("""
+        import torch
+        from pkg.utils import is_tracing
+
+        def is_torchdynamo_compiling():
+            return torch.compiler.is_compiling()
+
+        class M(torch.nn.Module):
+            def forward(self, x, mask: torch.Tensor):
+                if not is_tracing() and torch.all(mask == 1):
+                    print(x)
+                tracing = is_torchdynamo_compiling()
+                if not tracing and mask.sum().item() > 0:
+                    x = x + 1
+                if is_tracing() or bool(mask.any()):
+                    x = x + 1
+                return x
+
+        compiled = torch.compile(M())
+    """))
+    assert lint_paths([str(tmp_path)], Config()).findings == []
+
+
+def test_data_test_under_a_static_test_is_likely_and_says_when() -> None:
+    source = textwrap.dedent("""
+        import torch
+
+        @torch.compile
+        def clamp_inf(x: torch.Tensor) -> torch.Tensor:
+            if x.dtype == torch.float16 and torch.isinf(x).any():
+                x = x.clamp(-1000, 1000)
+            if x is not None and x.sum() > 0:
+                x = x + 1
+            return x
+    """)
+    first, second = lint_source(source, "case.py", Config(select=("DYN102",)))
+    assert first.start.line == 6 and first.confidence is Confidence.LIKELY
+    assert "only when `x.dtype == torch.float16`" in first.message
+    assert second.start.line == 8 and second.confidence is Confidence.CERTAIN

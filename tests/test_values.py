@@ -240,3 +240,138 @@ def test_after_an_if_a_name_holds_what_either_branch_bound() -> None:
     found = {(f.start.line, f.code) for f in lint_source(textwrap.dedent(BRANCHES), "branches.py")}
     assert (15, "DYN105") in found  # the mask still indexes a tensor on the path that skipped ``convert``
     assert (20, "DYN102") in found  # ``guidance`` is a tensor when it was given, whatever ``else`` set
+
+
+# -- annotations: parameters, containers, aliases, returns ---------------------------------------
+ANNOTATED = """
+import torch
+from typing import Dict, List, Optional, Tuple
+from torch import Tensor
+from torch import nn
+
+OptTensor = Optional[Tensor]
+
+{helpers}
+
+class M(nn.Module):
+    def reduce(self, x, index{annotation}, dim_size=None):
+        {body}
+        return x
+
+    def forward(self, x, index):
+        return self.reduce(x, index)
+
+compiled = torch.compile(M())
+"""
+
+
+def annotated_findings(annotation: str, body: str, helpers: str = "", select: str = "DYN104") -> list[Finding]:
+    source = ANNOTATED.format(annotation=annotation, body=body, helpers=helpers)
+    return lint_source(source, "m.py", Config(select=(select,)))
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [": Tensor", ": torch.Tensor", ": Optional[Tensor]", ": Tensor | None", ": 'Optional[Tensor]'",
+     ": 'torch.Tensor'", ": OptTensor", ": Optional[OptTensor]"],
+)
+def test_tensor_annotated_parameters_of_any_method_are_tensors(annotation: str) -> None:
+    (finding,) = annotated_findings(annotation, "n = int(index.max()) + 1")
+    assert finding.confidence is Confidence.CERTAIN
+
+
+@pytest.mark.parametrize("annotation", ["", ": int", ": Optional[int]", ": List[int]", ": 'MyType'"])
+def test_parameters_not_annotated_as_tensors_are_not_certain(annotation: str) -> None:
+    assert [f for f in annotated_findings(annotation, "n = int(index.max()) + 1")
+            if f.confidence is Confidence.CERTAIN] == []
+
+
+@pytest.mark.parametrize(
+    "annotation, body",
+    [
+        (": Dict[str, Tensor]", "order = index['order'].tolist()"),
+        (": 'Dict[str, torch.Tensor]'", "order = index['order'].tolist()"),
+        (": dict[str, Tensor]", "order = index['order'].tolist()"),
+        (": List[Tensor]", "order = index[0].tolist()"),
+        (": Tuple[Tensor, ...]", "order = index[-1].tolist()"),
+        (": Tuple[int, Tensor]", "order = index[1].tolist()"),
+        (": List[Tensor]", "for t in index:\n            order = t.tolist()"),
+        (": Tuple[Tensor, Tensor]", "a, b = index\n        order = b.tolist()"),
+    ],
+)
+def test_items_of_tensor_containers_are_tensors(annotation: str, body: str) -> None:
+    (finding,) = annotated_findings(annotation, body, select="DYN101")
+    assert finding.confidence is Confidence.CERTAIN
+
+
+def test_items_of_a_container_of_python_values_are_not_tensors() -> None:
+    assert annotated_findings(": Tuple[int, Tensor]", "order = index[0].tolist()", select="DYN101") == []
+
+
+@pytest.mark.parametrize(
+    "helpers, body",
+    [
+        ("def degree(index) -> Tensor:\n    return index", "n = int(degree(index).max())"),
+        ("def degree(index) -> 'torch.Tensor':\n    return index", "n = int(degree(index).max())"),
+        ("def split(index) -> Tuple[Tensor, OptTensor]:\n    return index, None",
+         "a, b = split(index)\n        n = int(b.max())"),
+        ("def split(index) -> Tuple[Tensor, Tensor]:\n    return index, index", "n = int(split(index)[1].max())"),
+        ("def parts(index) -> Dict[str, Tensor]:\n    return {}", "n = int(parts(index)['a'].max())"),
+    ],
+)
+def test_returns_of_annotated_functions_of_the_tree_are_typed(helpers: str, body: str) -> None:
+    (finding,) = annotated_findings("", body, helpers)
+    assert finding.confidence is Confidence.CERTAIN
+
+
+def test_type_alias_defined_in_another_module(tmp_path) -> None:
+    from dynalint.api import lint_paths
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "typing.py").write_text("from typing import Optional, Union\nfrom torch import Tensor\n\n"
+                                       "OptTensor = Optional[Tensor]\nAdj = Union[Tensor, 'SparseTensor']\n")
+    (package / "model.py").write_text(textwrap.dedent("""
+        import torch
+        from pkg.typing import Adj, OptTensor
+
+        class M(torch.nn.Module):
+            def forward(self, x, index: OptTensor, adj: Adj):
+                a = int(index.max())
+                b = int(adj.max())
+                if not adj.has_value():
+                    pass
+                return x
+
+        compiled = torch.compile(M())
+    """))
+    findings = lint_paths([str(tmp_path)], Config(select=("DYN104", "DYN102"))).findings
+    assert [(f.code, f.start.line, f.confidence) for f in findings] == [
+        ("DYN104", 7, Confidence.CERTAIN), ("DYN104", 8, Confidence.LIKELY)
+    ]
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["torch.seed() > 0", "torch.initial_seed() % 2", "torch.get_default_dtype() == torch.float64",
+     "torch.is_floating_point(x)", "torch.is_tensor(mask)", "x.is_cuda", "h.requires_grad",
+     "x.dtype == torch.float16", "t.dtype in (torch.float16, torch.bfloat16)", "torch.is_grad_enabled()"],
+)
+def test_python_values_from_torch_are_not_tensor_data(condition: str) -> None:
+    assert branch_findings(condition) == []
+
+
+@pytest.mark.parametrize(
+    "read, use",
+    [
+        ("flag2 = True if (x > 0).any() else False", "if flag2:"),
+        ("flag2 = bool(x.sum() > 0)", "if flag2:"),
+        ("flag2 = int(x.sum())", "if flag2 > 2:"),
+        ("flag2 = x.sum().item()", "while flag2 > 2:"),
+    ],
+)
+def test_a_value_read_out_of_a_tensor_breaks_once_where_it_is_read(read: str, use: str) -> None:
+    source = MODEL.replace("        if {condition}:", f"        {read}\n        {use}")
+    findings = lint_source(source, "m.py", Config(select=("DYN101", "DYN102", "DYN104")))
+    assert [f.start.line for f in findings if f.start.line >= 19] == [19]  # line 18 reads ``h.max().item()``

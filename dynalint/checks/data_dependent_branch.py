@@ -2,14 +2,20 @@
 
 Which conditions depend on tensor *values* (and not on shapes, dtypes or ``self.training``) is the
 value analysis' answer (``values.py``); this rule only knows where Python turns a value into a bool.
+In ``A and B`` / ``A or B`` an operand Dynamo never evaluates (``not is_compiling() and B``) does not
+count; one evaluated only under a static test on metadata (``x.dtype == torch.float16 and
+torch.isinf(x).any()``, ``self.training and ...``) is reported at ``likely``, the message naming the test.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.finding import Confidence
 from dynalint.rule import Rule
 from dynalint.values import Kind
+
+_SHOWN_CONDITION = 60  # characters of a static guard quoted in the message
 
 
 class DataDependentBranch(Rule):
@@ -37,8 +43,34 @@ class DataDependentBranch(Rule):
     def _condition(self, test: cst.BaseExpression, construct: str) -> None:
         if isinstance(test, cst.Call) and self.context.resolve(test.func) == "builtins.bool":
             return  # reported once, at the ``bool()`` call
-        kind = self.context.kind(test)
+        kind = self._evaluated_kind(test)
         if kind is Kind.DATA and not self.context.settings.capture_scalar_outputs:
             return  # the ``.item()`` / ``int()`` that produced the value breaks first, and is reported there
-        if kind.is_data_dependent:
+        if not kind.is_data_dependent:
+            return
+        static = self._static_guard(test)
+        if static is not None:
+            shown = cst.Module([]).code_for_node(static)
+            shown = shown if len(shown) <= _SHOWN_CONDITION else shown[: _SHOWN_CONDITION - 3] + "..."
+            self.report(test, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")
+        else:
             self.report(test, confidence=kind.confidence, construct=construct)
+
+    def _evaluated_kind(self, test: cst.BaseExpression) -> Kind:
+        """The test's kind over the operands Dynamo evaluates (``not is_compiling() and B`` skips ``B``)."""
+        if isinstance(test, cst.BooleanOperation):
+            if self.context.never_evaluated(test):
+                return self._evaluated_kind(test.left)
+            return max(self._evaluated_kind(test.left), self._evaluated_kind(test.right))
+        return self.context.kind(test)
+
+    def _static_guard(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """In ``A and B`` with ``A`` a static test (dtype, shape, flag) and ``B`` on data: ``A``."""
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return None
+        left = test.left
+        if isinstance(left, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in left.comparisons):
+            return None  # ``mask is not None and mask.any()``: an optional argument, not a condition
+        if self._evaluated_kind(left) is Kind.META and self._evaluated_kind(test.right).is_data_dependent:
+            return left
+        return None

@@ -1,10 +1,11 @@
 """DYN105 ``dynamic-output-shape``: output sizes set by tensor values. Page: ``rules/DYN105-dynamic-output-shape.md``.
 
 Boolean-mask indexing is recognised from the index expression itself (a comparison, ``~``/``&``/``|``
-of masks, ``isnan``-like predicates, ``.bool()``) or from a local name last assigned one of those: the
-value analysis knows tensors, not their dtypes, so a bare index tensor of unknown origin (it may hold
-``long`` indices, which do not break) is never flagged. Mask *assignment* (``y[mask] = v``) does not
-break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
+of masks, ``isnan``-like predicates, ``.bool()``, a factory given ``dtype=torch.bool``) or from a local
+name last assigned one of those: the value analysis knows tensors, not their dtypes, so a bare index
+tensor of unknown origin (it may hold ``long`` indices, which do not break) is flagged only when its
+name says it is a mask (``mask``, ``edge_mask``), at ``likely``. Mask *assignment* (``y[mask] = v``)
+does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
 """
 
 from __future__ import annotations
@@ -36,13 +37,21 @@ class DynamicOutputShape(Rule):
         super().__init__(context)
         self._store_targets: set[int] = set()
         self._masks: list[set[str]] = [set()]  # local names last assigned a boolean mask, per function
+        # Parameters that default to ``None``, per function: ``output_size=output_size`` may pass ``None``.
+        self._none_defaults: list[set[str]] = [set()]
 
     # -- scopes and bindings --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._masks.append(set())
+        params = node.params
+        self._none_defaults.append({
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if isinstance(p.default, cst.Name) and p.default.value == "None"
+        })
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._masks.pop()
+        self._none_defaults.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -97,7 +106,10 @@ class DynamicOutputShape(Rule):
     def _repeat_interleave(self, node: cst.Call, repeats: cst.Arg | None) -> None:
         """The output length is the sum of ``repeats``: value-dependent for a tensor, unless ``output_size``."""
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
-        if "output_size" in keywords:
+        output_size = keywords.get("output_size")
+        if output_size is not None and not (
+            isinstance(output_size.value, cst.Name) and output_size.value.value in self._none_defaults[-1]
+        ):
             return
         repeats = keywords.get("repeats", repeats)
         kind = self.context.kind(repeats.value) if repeats is not None else Kind.UNKNOWN
@@ -136,7 +148,9 @@ class DynamicOutputShape(Rule):
                 return None
             return kind.confidence
         if isinstance(node, cst.Name):
-            return kind.confidence if node.value in self._masks[-1] else None
+            if node.value in self._masks[-1]:
+                return kind.confidence
+            return Confidence.LIKELY if _named_as_mask(node.value) else None
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
         return None
@@ -145,7 +159,9 @@ class DynamicOutputShape(Rule):
         func = node.func
         resolved = self.context.resolve(func)
         if resolved is not None:
-            return resolved.startswith("torch.") and resolved.count(".") == 1 and resolved[6:] in BOOL_PREDICATES
+            if not resolved.startswith("torch."):
+                return False
+            return (resolved.count(".") == 1 and resolved[6:] in BOOL_PREDICATES) or self._bool_dtype(node)
         if not isinstance(func, cst.Attribute):
             return False  # the caller has checked that the call's value is a tensor
         method = func.attr.value
@@ -155,12 +171,24 @@ class DynamicOutputShape(Rule):
             return True  # over a dimension: a mask; over everything: a 0-d mask, which breaks as well
         if method == "to":
             return any(self.context.resolve(a.value) in BOOL_DTYPES for a in node.args)
-        return False
+        return self._bool_dtype(node)
+
+    def _bool_dtype(self, node: cst.Call) -> bool:
+        """``torch.zeros(n, dtype=torch.bool)``, ``row.new_empty(n, dtype=torch.bool)``: a mask by construction."""
+        return any(
+            a.keyword is not None and a.keyword.value == "dtype" and self.context.resolve(a.value) in BOOL_DTYPES
+            for a in node.args
+        )
 
 
 def _may_be_tensor(kind: Kind) -> bool:
     """A receiver that a tensor-only method or a mask index may be applied to (unknown: ``likely``)."""
     return kind.is_tensor_like or kind in (Kind.INPUT, Kind.UNKNOWN)
+
+
+def _named_as_mask(name: str) -> bool:
+    """``mask``, ``edge_mask``, ``keep_mask``: names that, on a tensor used as an index, mean a boolean mask."""
+    return name.lower().rstrip("_").endswith("mask")
 
 
 def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
