@@ -10,6 +10,7 @@ from dynalint.checks.autograd_call import AutogradCall
 from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
 from dynalint.checks.class_statement import ClassStatement
+from dynalint.checks.comprehension_resume import ComprehensionResume
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
 from dynalint.checks.data_dependent_size import DataDependentSize
@@ -56,6 +57,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TorchAssert,
     DataDependentSize,
     TensorAsInt,
+    ComprehensionResume,
     PrintCall,
     LoggingCall,
     WarningsCall,
