@@ -108,6 +108,11 @@ class Program:
         qualified = self.resolve_name(module, written)
         if qualified in self.classes:
             return qualified
+        # Stored already qualified through a package that re-exports it (``pkg.aggr.Aggregation``,
+        # written ``from pkg.aggr import Aggregation``): this module's imports do not name ``pkg``.
+        reexported = self.canonical(written) if "." in written else None
+        if reexported in self.classes:
+            return reexported
         local = module.qualify(written)
         return local if local in self.classes else None
 

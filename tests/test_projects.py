@@ -96,3 +96,22 @@ def test_annotations_match_real_dynamo_breaks() -> None:
     assert completed.returncode == 0, completed.stderr[-3000:]
     observed = {(b["file"], b["line"]) for b in json.loads(completed.stdout)}
     assert observed == {(path, line) for path, line, _ in annotated(PROJECT)}
+
+
+def test_a_base_class_imported_through_a_package_reexport_makes_a_module(tmp_path: Path) -> None:
+    """``from pkg.layers import Base`` where ``pkg/layers/__init__`` re-exports it from ``base.py``.
+
+    The summary stores the base as ``pkg.layers.Base``; the subclass's module never imports ``pkg``
+    by name, so only the re-export tells that ``Child`` is an ``nn.Module`` whose ``forward`` is linted.
+    """
+    layers = tmp_path / "pkg" / "layers"
+    layers.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (layers / "__init__.py").write_text("from .base import Base\n")
+    (layers / "base.py").write_text("import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n")
+    (layers / "child.py").write_text(
+        "import torch\nfrom pkg.layers import Base\n\n\nclass Child(Base):\n"
+        "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        print(x)\n        return x\n"
+    )
+    findings = lint_paths([str(tmp_path)], Config(select=("DYN201",))).findings
+    assert [(Path(f.filename).name, f.start.line) for f in findings] == [("child.py", 7)]
