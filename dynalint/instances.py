@@ -35,6 +35,19 @@ def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None
     return None
 
 
+def lineage(context: LintContext, built: str) -> list[str]:
+    """What an object built by ``built`` is an instance of.
+
+    ``built`` itself, or, for a class of the tree, every base named along its MRO (qualified where
+    known): an instance of ``class Tagger(nn.GRU)`` is a ``torch.nn.GRU``.
+    """
+    program = context.program
+    if built not in program.classes:
+        return [built]
+    return [program.canonical(base) or base
+            for cls in program.mro(built) for base in program.classes[cls].definition.bases]
+
+
 def enclosing_class(context: LintContext) -> str | None:
     """Qualified name of the class whose method (or a function nested in one) is being linted."""
     region = context.region

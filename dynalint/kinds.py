@@ -36,6 +36,11 @@ class Kind(enum.IntEnum):
         return Confidence.CERTAIN if self in (Kind.TENSOR, Kind.DATA) else Confidence.LIKELY
 
     @property
+    def may_be_tensor(self) -> bool:
+        """A receiver that a tensor-only method may be called on: a tensor, probably one, or not known."""
+        return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.INPUT, Kind.UNKNOWN)
+
+    @property
     def is_data_dependent(self) -> bool:
         """A tensor, a probable tensor or a value read out of one: what branches and slices must not use."""
         return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.DATA)

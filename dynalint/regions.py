@@ -239,7 +239,10 @@ class LintContext:
         named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
         resolved = {self.resolve(t) for t in named}
         if resolved <= TENSOR_TYPES:
-            self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
+            # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
+            # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.
+            if self.values.env.get(subject.value) is not Kind.META:
+                self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
         elif resolved <= PYTHON_TYPES:
             self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
 

@@ -212,3 +212,97 @@ OPTIONAL_AFFINE_LAYERS = frozenset({"InstanceNorm1d", "InstanceNorm2d", "Instanc
 # ``torch.nn`` recurrent layers Dynamo will not wrap (GB0014): calling one falls back to eager.
 # Their cells (``LSTMCell``, ``GRUCell``, ``RNNCell``) are traced.
 RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
+
+# -- sizes read from tensor values (GB0033 "Data dependent operator", measured on torch 2.13) -------
+# Where a call takes sizes: ``None`` for every positional argument, else the positions that do; plus
+# the keywords that do. A 0-d tensor in one of these places is read as a Python int, which breaks
+# unless scalar outputs are captured. Values (``torch.linspace(0, t.max(), 5)``) do not break.
+SIZED_FACTORIES: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
+    **{f"torch.{name}": (None, frozenset({"size"})) for name in ("zeros", "ones", "empty", "rand", "randn")},
+    "torch.full": ((0,), frozenset({"size"})),
+    "torch.arange": (None, frozenset({"start", "end", "step"})),
+    "torch.randint": (None, frozenset({"low", "high", "size"})),
+    "torch.randperm": ((0,), frozenset({"n"})),
+    "torch.eye": (None, frozenset({"n", "m"})),
+    "torch.linspace": ((2,), frozenset({"steps"})),
+    "torch.logspace": ((2,), frozenset({"steps"})),
+}
+SIZED_METHODS: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
+    **{name: (None, frozenset({"size"})) for name in ("new_zeros", "new_ones", "new_empty", "expand")},
+    "new_full": ((0,), frozenset({"size"})),
+    "view": (None, frozenset()),
+    "reshape": (None, frozenset({"shape"})),
+}
+
+# -- NumPy inside compiled code (torch 2.13 traces it through ``torch._numpy``) ----------------------------
+# The ``numpy`` functions Dynamo maps onto ``torch._numpy``, per module (generated from torch 2.13's
+# ``NP_TO_TNP_MODULE``: callables of ``torch._numpy`` that ``numpy`` also has). Calling any other function
+# of these modules from compiled code breaks (GB0294), whatever its arguments; ``numpy.random`` is
+# DYN205's.
+NUMPY_TRACED: dict[str, frozenset[str]] = {
+    "numpy": frozenset({
+        "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append", "arange", "arccos",
+        "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
+        "around", "array", "array_equal", "array_equiv", "array_split", "asarray", "ascontiguousarray", "atleast_1d",
+        "atleast_2d", "atleast_3d", "average", "bartlett", "bincount", "bitwise_and", "bitwise_not", "bitwise_or",
+        "bitwise_xor", "blackman", "bool_", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "byte", "can_cast",
+        "cbrt", "cdouble", "ceil", "choose", "clip", "column_stack", "common_type", "complex128", "complex64",
+        "complexfloating", "concatenate", "conj", "conjugate", "convolve", "copy", "copysign", "copyto", "corrcoef",
+        "correlate", "cos", "cosh", "count_nonzero", "cov", "cross", "csingle", "cumprod", "cumsum", "deg2rad",
+        "degrees", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "divide", "divmod",
+        "dot", "double", "dsplit", "dstack", "dtype", "einsum", "empty", "empty_like", "equal", "exp", "exp2",
+        "expand_dims", "expm1", "eye", "fabs", "fill_diagonal", "finfo", "fix", "flatnonzero", "flip", "fliplr",
+        "flipud", "float16", "float32", "float64", "float_power", "floating", "floor", "floor_divide", "fmax", "fmin",
+        "fmod", "from_dlpack", "full", "full_like", "gcd", "generic", "geomspace", "gradient", "greater",
+        "greater_equal", "half", "hamming", "hanning", "heaviside", "histogram", "histogram2d", "histogramdd", "hsplit",
+        "hstack", "hypot", "i0", "identity", "iinfo", "imag", "indices", "inexact", "inner", "int16", "int32", "int64",
+        "int8", "int_", "intc", "integer", "intp", "invert", "isclose", "iscomplex", "iscomplexobj", "isfinite",
+        "isinf", "isnan", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "issubdtype", "kaiser", "kron",
+        "lcm", "ldexp", "left_shift", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2", "logaddexp",
+        "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "longlong", "matmul",
+        "max", "maximum", "mean", "median", "meshgrid", "min", "min_scalar_type", "minimum", "mod", "modf", "moveaxis",
+        "multiply", "nan_to_num", "ndarray", "ndim", "negative", "nextafter", "nonzero", "not_equal", "number", "ones",
+        "ones_like", "outer", "pad", "percentile", "positive", "power", "prod", "ptp", "put", "put_along_axis",
+        "quantile", "rad2deg", "radians", "ravel", "real", "real_if_close", "reciprocal", "remainder", "repeat",
+        "reshape", "resize", "result_type", "right_shift", "rint", "roll", "rollaxis", "rot90", "round", "row_stack",
+        "searchsorted", "shape", "short", "sign", "signbit", "signedinteger", "sin", "sinc", "single", "sinh", "size",
+        "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take",
+        "take_along_axis", "tan", "tanh", "tensordot", "tile", "trace", "transpose", "tri", "tril", "tril_indices",
+        "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "true_divide", "trunc", "ubyte", "uint16",
+        "uint32", "uint64", "uint8", "ulonglong", "unique", "unsignedinteger", "vander", "var", "vdot", "vsplit",
+        "vstack", "where", "zeros", "zeros_like",
+    }),
+    "numpy.fft": frozenset({
+        "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "irfft",
+        "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    }),
+    "numpy.linalg": frozenset({
+        "LinAlgError", "cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matrix_power",
+        "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd", "tensorinv", "tensorsolve",
+    }),
+}
+
+# -- context managers Dynamo refuses (GB0142; measured one by one on torch 2.13, CPU) ------------------
+# ``with <call>:`` on these breaks the graph at the ``with``. Traced without a break, and so absent:
+# ``torch.no_grad``/``enable_grad``/``set_grad_enabled``/``inference_mode``, ``torch.autocast`` (and the
+# ``amp`` spellings), ``torch.nn.attention.sdpa_kernel``, ``torch.profiler.profile``/``record_function``,
+# ``torch.autograd.forward_ad.dual_level``, ``torch._C.DisableTorchFunction``, ``contextlib.suppress`` /
+# ``nullcontext``, ``warnings.catch_warnings``. ``torch.random.fork_rng`` breaks too and is DYN205's.
+UNTRACEABLE_CONTEXT_MANAGERS = frozenset(
+    {"torch.backends.cudnn.flags", "torch.backends.mkldnn.flags", "torch.backends.nnpack.flags",
+     "torch.backends.opt_einsum.flags", "torch.backends.mkldnn.verbose", "torch.backends.cuda.sdp_kernel",
+     "torch.device", "torch.autograd.detect_anomaly", "torch.autograd.set_detect_anomaly",
+     "torch.autograd.anomaly_mode.detect_anomaly", "torch.autograd.anomaly_mode.set_detect_anomaly",
+     "torch.autograd.graph.saved_tensors_hooks", "torch.autograd.graph.save_on_cpu",
+     "torch.autograd.set_multithreading_enabled", "torch.autograd.profiler.emit_nvtx",
+     "torch.sparse.check_sparse_tensor_invariants"}
+)
+
+# -- sparse tensors: Dynamo wraps none (GB0015, GB0277), and refuses to build them (GB0374, GB0007) --------
+SPARSE_CONSTRUCTORS = frozenset(
+    {"torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
+     "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor"}
+)
+SPARSE_CONVERSIONS = frozenset(
+    {"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"}
+)

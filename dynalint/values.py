@@ -220,7 +220,9 @@ class ValueScope:
             return in_tree.kind if in_tree is not None else Kind.UNKNOWN
         base = self.kind(receiver)
         if name in DATA_METHODS:
-            return Kind.DATA
+            # ``.item()`` of a shape value (a TorchScript-era ``if isinstance(n, Tensor): n = n.item()``) is
+            # still that shape value; only a tensor's contents are data.
+            return Kind.META if base is Kind.META else Kind.DATA
         if base in (Kind.TENSOR, Kind.INPUT):
             # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR

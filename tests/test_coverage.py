@@ -59,10 +59,10 @@ def test_the_breaks_the_issue_names_are_on_the_work_list_or_predicted() -> None:
     named = {
         "GB0123": ("Tensor.backward()", "DYN501"), "GB9186": ("torch.autograd.grad", "DYN501"),
         "GB0206": ("setting requires_grad", "DYN502"), "GB0125": ("requires_grad_() on an input", None),
-        "GB0142": ("untraceable context managers", None), "GB0014": ("nn.RNN / LSTM / GRU", "DYN505"),
+        "GB0142": ("untraceable context managers", "DYN211"), "GB0014": ("nn.RNN / LSTM / GRU", "DYN505"),
         "GB8977": ("class statement", "DYN504"), "GB0264": ("nn.Module construction", "DYN503"),
-        "GB4347": ("tp_iternext", None), "GB0811": ("tp_iter", None), "GB0033": ("data-dependent factory ops", None),
-        "GB0059": ("tensor used as an int (range)", None), "GB0124": ("tensor used as an index", None),
+        "GB4347": ("tp_iternext", "DYN111"), "GB0811": ("tp_iter", None), "GB0033": ("data-dependent factory ops", "DYN109"),
+        "GB0059": ("tensor used as an int (range)", "DYN110"), "GB0124": ("tensor used as an index", "DYN110"),
     }
     for gb_id, (shape, flagged_by) in named.items():
         entry = entries[gb_id]

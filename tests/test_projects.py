@@ -110,3 +110,4 @@ def test_base_class_imported_by_its_package_path_through_a_re_export(tmp_path: P
         "from pkg.conv import Base\n\nclass Sub(Base):\n    def forward(self, x):\n        return x.item()\n"
     )
     assert found(tmp_path) == {("pkg/sub.py", 5, "DYN101")}
+

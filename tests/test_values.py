@@ -186,6 +186,25 @@ def test_isinstance_narrows_inside_its_block_only() -> None:
     assert [(f.start.line, f.confidence) for f in findings] == [(9, Confidence.CERTAIN)]
 
 
+def test_isinstance_tensor_on_a_shape_value_does_not_make_it_a_tensor() -> None:
+    body = (
+        "rows, width = x.shape\n"
+        "if isinstance(width, torch.Tensor):\n    half = width.div(2, rounding_mode='trunc')\n"
+        "else:\n    half = width // 2\n"
+        "out = torch.zeros(rows, half)\n"
+    )
+    assert lint_one(body, "DYN109") == []
+
+
+def test_item_of_a_shape_value_stays_a_shape_value() -> None:
+    body = (
+        "factor = 1.0 + 1.0 * (x.size(0) > 1)\n"
+        "if isinstance(factor, torch.Tensor):\n    factor = factor.item()\n"
+        "tail = x[int(factor - 1):]\n"
+    )
+    assert lint_one(body, "DYN103") == []
+
+
 def test_attributes_built_by_non_tensor_torch_calls_are_not_tensors() -> None:
     source = textwrap.dedent("""
         import torch

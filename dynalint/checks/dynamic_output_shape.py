@@ -95,7 +95,7 @@ class DynamicOutputShape(Rule):
             self._repeat_interleave(node, positional[1] if len(positional) > 1 else next(iter(positional), None))
         elif resolved is None and isinstance(func, cst.Attribute):
             receiver = self.context.kind(func.value)
-            if not _may_be_tensor(receiver):
+            if not receiver.may_be_tensor:
                 return
             method = func.attr.value
             if method in DYNAMIC_SHAPE_OPS:
@@ -120,7 +120,7 @@ class DynamicOutputShape(Rule):
         if self.context.settings.capture_dynamic_output_shape_ops or id(node) in self._store_targets:
             return
         receiver = self.context.kind(node.value)
-        if not _may_be_tensor(receiver):
+        if not receiver.may_be_tensor:
             return
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
@@ -179,11 +179,6 @@ class DynamicOutputShape(Rule):
             a.keyword is not None and a.keyword.value == "dtype" and self.context.resolve(a.value) in BOOL_DTYPES
             for a in node.args
         )
-
-
-def _may_be_tensor(kind: Kind) -> bool:
-    """A receiver that a tensor-only method or a mask index may be applied to (unknown: ``likely``)."""
-    return kind.is_tensor_like or kind in (Kind.INPUT, Kind.UNKNOWN)
 
 
 def _named_as_mask(name: str) -> bool:

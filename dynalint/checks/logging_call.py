@@ -1,4 +1,10 @@
-"""DYN202 ``logging-call``: ``logging`` calls inside compiled code. Page: ``rules/DYN202-logging-call.md``."""
+"""DYN202 ``logging-call``: ``logging`` calls inside compiled code. Page: ``rules/DYN202-logging-call.md``.
+
+A receiver is a logger when the source shows how it was made: the ``logging`` module itself, a call of
+any ``getLogger`` / ``get_logger`` (a library's own factory included), a ``logging.Logger`` /
+``LoggerAdapter`` built directly, or an instance of an in-tree ``Logger`` subclass. Libraries' extra
+methods (``warning_once``, ``info_once``) break like the standard ones (measured on torch 2.13).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,16 @@ import re
 import libcst as cst
 
 from dynalint.finding import Confidence
+from dynalint.instances import constructed_by, lineage
 from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
 LOG_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "isEnabledFor"}
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "isEnabledFor",
+     "warning_once", "info_once"}
 )
 LOGGER_FACTORIES = frozenset({"getLogger", "get_logger"})
+LOGGER_CLASSES = frozenset({"logging.Logger", "logging.LoggerAdapter", "logging.RootLogger"})
 # Receivers that are loggers by every convention we have seen; used only at ``likely`` confidence.
 LOGGER_NAME = re.compile(r"^(self\.|cls\.)?_*(logger|log|LOGGER|LOG|_logger|logging_?\w*)$")
 
@@ -51,7 +60,14 @@ class LoggingCall(Rule):
             return None
         if "." not in dotted and _is_factory(self.context.summary.module_types.get(dotted)):
             return Confidence.CERTAIN
+        if self._is_logger_instance(receiver):
+            return Confidence.CERTAIN
         return Confidence.LIKELY if LOGGER_NAME.match(dotted) else None
+
+    def _is_logger_instance(self, receiver: cst.BaseExpression) -> bool:
+        """Built by ``logging.Logger(...)`` / ``LoggerAdapter(...)`` or by an in-tree subclass of one."""
+        built = constructed_by(self.context, receiver)
+        return built is not None and any(qualified in LOGGER_CLASSES for qualified in lineage(self.context, built))
 
 
 def _is_factory(callee: str | None) -> bool:

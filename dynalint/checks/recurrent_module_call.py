@@ -1,47 +1,81 @@
-"""DYN505 ``recurrent-module-call``: calling an ``nn.RNN`` / ``nn.LSTM`` / ``nn.GRU`` from compiled code.
+"""DYN505 ``recurrent-module-call``: using an ``nn.RNN`` / ``nn.LSTM`` / ``nn.GRU`` from compiled code.
 
 Page: ``rules/DYN505-recurrent-module-call.md``. Torch 2.13 refuses to wrap these modules (GB0014) and
-the calling frame runs eagerly. The module is recognised by what built it, never by its name:
-``self.<attr>`` assigned in ``__init__`` (or a base's), or a module-level ``NAME = nn.GRU(...)``, both
-read from the summaries (``instances.constructed_by``), including in-tree subclasses of those layers.
-Both ``self.rnn(x)`` and ``self.rnn.forward(x)`` are reported.
+the frame runs eagerly. Dynamo wraps the module at its first read, so the break lands there: on
+``self.lstm.num_layers`` or ``assert self.lstm is not None`` as much as on ``self.lstm(x)`` (measured).
+The finding goes on the first read in each function; later reads are never traced. The module is
+recognised by what built it, never by its name: ``self.<attr>`` assigned in ``__init__`` (or a
+base's), or a module-level ``NAME = nn.GRU(...)``, both read from the summaries
+(``instances.constructed_by``), including in-tree subclasses of those layers.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from dynalint.instances import constructed_by
+from dynalint.instances import constructed_by, lineage
 from dynalint.names import dotted_name
 from dynalint.rule import Rule
 from dynalint.torchapi import RECURRENT_LAYERS
+
+if TYPE_CHECKING:
+    from dynalint.regions import LintContext
 
 
 class RecurrentModuleCall(Rule):
     code = "DYN505"
     name = "recurrent-module-call"
-    message = "Calling `{callee}`, an `nn.{layer}`, from compiled code makes the frame fall back to eager"
+    message = "{use} `{callee}`, an `nn.{layer}`, from compiled code makes the frame fall back to eager"
     help = "Call the recurrent layer outside the compiled region (compile the layers around it), or unroll it with the matching `nn.*Cell`"
     gb_ids = ("GB0014",)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._reported: list[bool] = [False]  # per function being walked: its first read is reported
+        self._callees: set[int] = set()  # ids of the ``func`` expressions of calls
+        self._not_reads: set[int] = set()  # ids of names that read no variable: ``x.<attr>``, ``f(<kw>=...)``
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._reported.append(False)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._reported.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             func = func.value
-        layer = self._recurrent_layer(func)
+        self._callees.add(id(func))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_reads.add(id(node.keyword))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_reads.add(id(node.attr))
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self._read(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._not_reads:
+            self._read(node)
+
+    def _read(self, node: cst.BaseExpression) -> None:
+        if self._reported[-1] or self.context.region is None:
+            return
+        layer = self._recurrent_layer(node)
         if layer is not None:
-            self.report(node, callee=dotted_name(func) or "module", layer=layer)
+            self._reported[-1] = True
+            self.report(node, callee=dotted_name(node) or "module", layer=layer,
+                        use="Calling" if id(node) in self._callees else "Reading")
 
     def _recurrent_layer(self, node: cst.BaseExpression) -> str | None:
         built = constructed_by(self.context, node)
         if built is None:
             return None
-        program = self.context.program
-        candidates = [built]
-        if built in program.classes:  # an in-tree subclass: look through its bases
-            candidates = [program.canonical(base) or base for cls in program.mro(built)
-                          for base in program.classes[cls].definition.bases]
-        for qualified in candidates:
+        for qualified in lineage(self.context, built):
             if qualified and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in RECURRENT_LAYERS:
                 return qualified.rsplit(".", 1)[-1]
         return None

@@ -1,0 +1,46 @@
+"""DYN109 ``data-dependent-size``: a size taken from a tensor's values. Page: ``rules/DYN109-data-dependent-size.md``.
+
+A factory (``torch.arange(n)``, ``torch.zeros(n, 2)``, ``x.new_full((n,), v)``) or a view
+(``x.view(n, -1)``) given a tensor where it needs an int reads the tensor's value as a size. The places
+that take sizes are data in ``torchapi`` (``SIZED_FACTORIES``, ``SIZED_METHODS``); only a tensor in one
+of them is reported, never a tensor passed as a value (``torch.full((3,), t)``). A size read with
+``int(t)`` first is DYN104's break, not this one: after it the size is a Python int.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.rule import Rule
+from dynalint.torchapi import SIZED_FACTORIES, SIZED_METHODS
+
+
+class DataDependentSize(Rule):
+    code = "DYN109"
+    name = "data-dependent-size"
+    message = "`{call}` in compiled code takes a size from a tensor's values and breaks the graph"
+    help = "Pass sizes as Python ints (from shapes, not values), or set `capture_scalar_outputs` and bound the size with `torch._check`"
+    gb_ids = ("GB0033",)
+    requires = ("not capture_scalar_outputs",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.settings.capture_scalar_outputs:
+            return
+        func = node.func
+        resolved = self.context.resolve(func)
+        if resolved in SIZED_FACTORIES:
+            self._check(node, f"{resolved}()", SIZED_FACTORIES[resolved])
+        elif resolved is None and isinstance(func, cst.Attribute) and func.attr.value in SIZED_METHODS:
+            receiver = self.context.kind(func.value)
+            if receiver.may_be_tensor:
+                self._check(node, f"Tensor.{func.attr.value}()", SIZED_METHODS[func.attr.value])
+
+    def _check(self, node: cst.Call, call: str, places: tuple[tuple[int, ...] | None, frozenset[str]]) -> None:
+        positions, keywords = places
+        sizes = [a.value for index, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
+                 if positions is None or index in positions]
+        sizes += [a.value for a in node.args if a.keyword is not None and a.keyword.value in keywords]
+        kinds = [self.context.kind(size) for size in sizes]
+        tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
+        if tensor_kinds:
+            self.report(node, confidence=max(tensor_kinds).confidence, call=call)

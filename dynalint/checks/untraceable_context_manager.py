@@ -1,0 +1,32 @@
+"""DYN211 ``untraceable-context-manager``: ``with`` on a torch context manager Dynamo refuses.
+
+Page: ``rules/DYN211-untraceable-context-manager.md``.
+
+The list, measured one by one on torch 2.13, is data in ``torchapi.UNTRACEABLE_CONTEXT_MANAGERS``
+(backend flag switches such as ``torch.backends.cudnn.flags``, the old ``sdp_kernel``, ``torch.device``
+used as a context, autograd's anomaly and saved-tensor hooks). Only the ``with`` item is reported: the
+same call outside a ``with`` is another question.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.rule import Rule
+from dynalint.torchapi import UNTRACEABLE_CONTEXT_MANAGERS
+
+
+class UntraceableContextManager(Rule):
+    code = "DYN211"
+    name = "untraceable-context-manager"
+    message = "`with {call}:` in compiled code breaks the graph: torch.compile cannot trace this context manager"
+    help = "Enter the context around the compiled call, outside the compiled function"
+    gb_ids = ("GB0142", "GB0208")
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        item = node.item
+        if not isinstance(item, cst.Call):
+            return
+        resolved = self.context.resolve(item.func)
+        if resolved in UNTRACEABLE_CONTEXT_MANAGERS:
+            self.report(node, call=f"{resolved}()")
