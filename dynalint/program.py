@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from dynalint.finding import ChainLink, Confidence, Region
@@ -109,7 +109,12 @@ class Program:
         if qualified in self.classes:
             return qualified
         local = module.qualify(written)
-        return local if local in self.classes else None
+        if local in self.classes:
+            return local
+        # Already qualified through a re-export the module does not import itself:
+        # ``from pkg.conv import Base`` stores ``pkg.conv.Base``, defined in ``pkg.conv.base``.
+        qualified = self.canonical(written) if "." in written else None
+        return qualified if qualified in self.classes else None
 
     def instance_class(self, module: ModuleSummary, written: str) -> str | None:
         """The class of ``written(...)``: a class itself, or a factory function that returns one."""
@@ -195,12 +200,15 @@ class Program:
             return None
         return self.method(class_qualified, "forward")
 
-    def module_call(self, class_qualified: str | None) -> list[str]:
-        """What calling an instance of an ``nn.Module`` class runs: its own ``__call__`` where the tree
-        defines one (it usually ends in ``super().__call__``), and its ``forward``."""
-        if class_qualified is None or not self.is_module_class(class_qualified):
+    def instance_call(self, class_qualified: str | None) -> list[str]:
+        """What calling an instance of a class of the tree runs: its ``__call__`` where the tree defines
+        one (for an ``nn.Module`` it usually ends in ``super().__call__``), and an ``nn.Module``'s
+        ``forward``."""
+        if class_qualified is None or class_qualified not in self.classes:
             return []
-        return [f for f in (self.method(class_qualified, "__call__"), self.method(class_qualified, "forward")) if f]
+        call = self.method(class_qualified, "__call__")
+        forward = self.method(class_qualified, "forward") if self.is_module_class(class_qualified) else None
+        return [f for f in (call, forward) if f]
 
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
@@ -271,7 +279,7 @@ class Program:
             held = self.attribute_classes(own_class, parts[1])
             if len(parts) == 2:
                 if held:
-                    return [f for cls in held for f in self.module_call(cls)]
+                    return [f for cls in held for f in self.instance_call(cls)]
                 found = self.method(own_class, parts[1])
                 return [found] if found else []
             return [f for f in (self.method(c, parts[2]) for c in held) if f]
@@ -281,10 +289,10 @@ class Program:
                 return [nested]
             if callee in function.loop_containers and own_class:
                 held = self.attribute_classes(own_class, function.loop_containers[callee])
-                return [f for cls in held for f in self.module_call(cls)]
+                return [f for cls in held for f in self.instance_call(cls)]
             local_type = function.local_types.get(callee) or module.module_types.get(callee)
             if local_type:
-                called = self.module_call(self.instance_class(module, local_type))
+                called = self.instance_call(self.instance_class(module, local_type))
                 if called:
                     return called
         if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
@@ -326,6 +334,21 @@ class Program:
         return self.region_of(parent) if parent in self.functions else None
 
     # -- entry points ---------------------------------------------------------------------------
+    def declared_targets(self, declared: str) -> list[str]:
+        """What a name of the config's ``compiled`` runs when compiled: a function, a method (inherited
+        ones too), or what calling an instance of a class runs. ``pkg.mod:Class.method`` names the
+        module apart; ``pkg.mod.name`` is followed through re-exports. Empty when not in the tree."""
+        module, _, inside = declared.rpartition(":")
+        qualified = self.canonical(f"{module}.{inside}" if module else inside)
+        if qualified in self.functions:
+            return [qualified]
+        if qualified in self.classes:
+            return self.instance_call(qualified)
+        owner, _, name = (qualified or "").rpartition(".")
+        owner = self.canonical(owner)
+        found = self.method(owner, name) if owner in self.classes else None
+        return [found] if found else []
+
     def site_targets(self, summary: ModuleSummary, site: CompileSite) -> list[str]:
         if site.target_kind == "function":
             return [site.target]
@@ -344,8 +367,12 @@ class Program:
         return [forward] if forward else []
 
 
-def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None) -> Program:
-    """Build the call graph over ``summaries`` and compute every compiled region."""
+def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
+         compiled: Sequence[str] = ()) -> Program:
+    """Build the call graph over ``summaries`` and compute every compiled region.
+
+    ``compiled`` names compile entry points that live outside the tree (the config's ``compiled``).
+    """
     program = Program(modules={s.module: s for s in summaries})
     program.settings = settings or DynamoSettings()
     for summary in summaries:
@@ -354,7 +381,7 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None)
             program.functions[summary.qualify(qualname)] = FunctionRecord(summary, function)
         for qualname, cls in summary.classes.items():
             program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
-    _propagate(program, _entry_points(program))
+    _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
     _propagate(program, _uncompiled_forwards(program))
     return program
 
@@ -369,6 +396,21 @@ def _entry_points(program: Program) -> list[tuple[str, Region]]:
                 name = program.display_name(target)
                 chain = (ChainLink(summary.path, site.line, name, site.how),)
                 entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph, target)))
+    return entries
+
+
+def _declared_entry_points(program: Program, compiled: Sequence[str]) -> list[tuple[str, Region]]:
+    """The functions the config declares compiled: ``certain`` regions, as a compile site in the tree is."""
+    entries = []
+    for declared in compiled:
+        for target in program.declared_targets(declared):
+            if not program.is_traced(target):
+                continue
+            record = program.functions[target]
+            name = record.definition.qualname
+            how = f"declared compiled (`{declared}` in the config's `compiled`)"
+            chain = (ChainLink(record.module.path, record.definition.lineno, name, how),)
+            entries.append((target, Region(name, Confidence.CERTAIN, chain, entry=target)))
     return entries
 
 

@@ -357,3 +357,26 @@ def test_calling_a_sub_module_runs_its_own_call_method_as_well_as_forward() -> N
         model = torch.compile(Conv())
     """
     assert flagged_lines(source) == {8, 12}
+
+
+def test_base_class_imported_through_a_package_re_export_makes_a_module(tmp_path) -> None:
+    """``from pkg.conv import Base`` where ``pkg/conv/__init__`` re-exports ``pkg.conv.base.Base``: the
+    subclass is an ``nn.Module`` and its ``forward`` a region (PyG's ``MessagePassing`` layers)."""
+    from dynalint.api import lint_paths
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/conv/__init__.py": "from .base import Base\n",
+        "pkg/conv/base.py": "import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n",
+        "pkg/conv/film.py": (
+            "import torch\nfrom pkg.conv import Base\n\n\nclass Film(Base):\n"
+            "    def forward(self, x):\n        print(x)\n        return x\n"
+        ),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path / "pkg")], Config(root=tmp_path, select=("DYN201",), cache_dir=tmp_path / "c"))
+    assert [(f.filename.replace("\\", "/").rsplit("pkg/", 1)[1], f.start.line) for f in result.findings] == [
+        ("conv/film.py", 7)
+    ]
