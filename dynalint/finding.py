@@ -40,6 +40,7 @@ class ChainLink:
     line: int
     function: str
     how: str  # e.g. "@torch.compile", "torch.compile(model)", "called", "forward of Block"
+    via: str = ""  # reached by dynamic dispatch through this expression (``self.processor``)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ class Region:
         if not self.chain:
             return self.function
         head = self.chain[0]
-        parts = [f"{head.filename}:{head.line} {head.how}", *(link.function for link in self.chain)]
+        parts = [f"{head.filename}:{head.line} {head.how}",
+                 *(f"{link.via} ({link.function})" if link.via else link.function for link in self.chain)]
         return " -> ".join(parts)
 
 

@@ -13,15 +13,16 @@ custom ops, leaf functions) are never regions. Nothing here looks at LibCST.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from dynalint import dispatch
 from dynalint.finding import ChainLink, Confidence, Region
 from dynalint.settings import DynamoSettings
 from dynalint.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
-from dynalint.torchapi import MODULE_BASES
+from dynalint.torchapi import MODULE_BASES, NN_TENSOR_CLASSES
 
 _MAX_ALIAS_HOPS = 16
 
@@ -32,6 +33,7 @@ class Callee:
 
     function: str  # module-qualified name
     disabled: bool
+    via: str = ""  # dynamic dispatch: the expression whose possible values run it (``self.processor``)
 
 
 class FunctionRecord(NamedTuple):
@@ -74,6 +76,9 @@ class Program:
     _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
     _mro_memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
+    _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
+    _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
+        default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -182,7 +187,7 @@ class Program:
     def is_module_class(self, qualified: str) -> bool:
         """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
         return any(
-            self.canonical(base) in MODULE_BASES for current in self.mro(qualified)
+            _is_torch_module(self.canonical(base)) for current in self.mro(qualified)
             for base in self.classes[current].definition.bases
         )
 
@@ -250,7 +255,11 @@ class Program:
         alias = self._disabled_alias(module, callee)
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
-        return [Callee(t, self.is_disabled(t)) for t in self._targets(module, function, callee)]
+        targets = self._targets(module, function, callee)
+        if targets:
+            return [Callee(t, self.is_disabled(t)) for t in targets]
+        via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
+        return [Callee(t, self.is_disabled(t), via) for t in self._dispatched(module, function, callee)]
 
     def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
         """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
@@ -304,6 +313,85 @@ class Program:
         # Calling a class constructs it (``__init__`` is not compiled code we lint); only functions count.
         qualified = self.resolve_name(module, callee)
         return [qualified] if qualified in self.functions else []
+
+    # -- dynamic dispatch -----------------------------------------------------------------------
+    def _dispatched(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """What a call runs when its target is picked at run time from values the tree names: ``self.attr``
+        given instances or functions (``__init__``, a setter, a parameter's default), a local bound to a
+        registry item, ``FUNCS[name](...)``. Each possible value's ``__call__`` / ``forward`` / function."""
+        held: list[tuple[ModuleSummary, str]] = []
+        parts = callee.split(".")
+        if callee.endswith(dispatch.REGISTRY_CALL):
+            held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
+        elif len(parts) == 2 and parts[0] == "self" and function.class_name:
+            held = self.attribute_sources(module.qualify(function.class_name), parts[1])
+        elif len(parts) == 1 and callee in function.local_sources:
+            held = [(module, source) for source in function.local_sources[callee]]
+        found = (target for where, source in held for target in self._run(where, source, 0))
+        return list(dict.fromkeys(found))
+
+    def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
+        """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""
+        return [(self.classes[current].module, source) for current in self.mro(class_qualified)
+                for source in self.classes[current].definition.attr_sources.get(attr, ())]
+
+    def _run(self, module: ModuleSummary, source: str, depth: int) -> list[str]:
+        """The functions calling a value from ``source`` runs (``depth`` bounds setter hops)."""
+        kind, _, written = source.partition(":")
+        kind += ":"
+        if kind == dispatch.NEW:
+            return self.instance_call(self.instance_class(module, written))
+        if kind == dispatch.REF:
+            qualified = self.resolve_name(module, written)
+            return [qualified] if qualified in self.functions else []
+        if kind in (dispatch.ITEM, dispatch.NEW_ITEM):
+            items = self.registry_items(module, written)
+            if kind == dispatch.ITEM:
+                return [t for where, item in items for t in self._run(where, item, depth)]
+            made = [(where, dispatch.NEW + item[len(dispatch.REF):]) for where, item in items
+                    if item.startswith(dispatch.REF)]
+            return [t for where, item in made for t in self._run(where, item, depth)]
+        if kind == dispatch.ARGUMENT and depth < 2:
+            setter, position, name = written.rsplit(":", 2)
+            return [t for where, at, keyword, found in self._arguments_of(setter.rpartition(".")[2])
+                    if at == int(position) or keyword == name for item in found for t in self._run(where, item, depth + 1)]
+        return []
+
+    def registry_items(self, module: ModuleSummary, written: str) -> list[tuple[ModuleSummary, str]]:
+        """The sources of a module-level registry's values: its dict literal, and what decorators put in it."""
+        qualified = self.canonical(module.imports.resolve(written) or module.qualify(written))
+        owner, _, name = (qualified or "").rpartition(".")
+        defining = self.modules.get(owner)
+        if defining is None or name not in defining.registries:
+            return []
+        return [(defining, source) for source in defining.registries[name]] + self._registered()[qualified]
+
+    def _registered(self) -> dict[str, list[tuple[ModuleSummary, str]]]:
+        """Registry -> functions and classes put in it by a decorator (``@register("relu")`` whose inner
+        function stores its parameter in the registry). Built once per tree."""
+        if self._registrations is None:
+            stores: dict[str, set[str]] = defaultdict(set)  # function (and each enclosing one) -> registries
+            for qualified, (module, definition) in self.functions.items():
+                for written in definition.registers_into:
+                    registry = self.canonical(module.imports.resolve(written) or module.qualify(written)) or ""
+                    for cut in range(qualified.count(".") + 1):
+                        stores[qualified.rsplit(".", cut)[0] if cut else qualified].add(registry)
+            self._registrations = defaultdict(list)
+            definitions = [*self.functions.values(), *self.classes.values()]
+            for module, definition in definitions:
+                for decorator in definition.decorators:
+                    for registry in stores.get(self.resolve_name(module, decorator) or "", ()):
+                        self._registrations[registry].append((module, dispatch.REF + definition.qualname))
+        return self._registrations
+
+    def _arguments_of(self, method: str) -> list[tuple[ModuleSummary, int, str | None, list[str]]]:
+        """Instance arguments of every ``obj.<method>(...)`` call in the tree (indexed once per tree)."""
+        if self._call_arguments is None:
+            self._call_arguments = defaultdict(list)
+            for module in self.modules.values():
+                for name, calls in module.call_arguments.items():
+                    self._call_arguments[name] += [(module, *call) for call in calls]
+        return self._call_arguments.get(method, [])
 
     def issues_collectives(self, qualified: str) -> bool:
         """Whether the function, or anything it calls in the tree, issues ``torch.distributed`` collectives."""
@@ -438,8 +526,25 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
             if callee.function in program.regions or not program.is_traced(callee.function):
                 continue
             name = program.display_name(callee.function)
-            link_ = ChainLink(path, call.line, name, "called")
-            queue.append((callee.function, replace(region, function=name, chain=region.chain + (link_,))))
+            if callee.via:  # dynamic dispatch: one of the values the tree gives it, not surely this one
+                link_ = ChainLink(path, call.line, name, f"dispatched through `{callee.via}`", callee.via)
+                reached = replace(region, function=name, chain=region.chain + (link_,), confidence=Confidence.LIKELY)
+            else:
+                reached = replace(region, function=name, chain=region.chain + (ChainLink(path, call.line, name, "called"),))
+            queue.append((callee.function, reached))
+
+
+def _is_torch_module(base: str | None) -> bool:
+    """``nn.Module`` itself, or a ``torch.nn`` layer class derived from it (``nn.Sequential``, the losses'
+    ``torch.nn.modules.loss._Loss``): a class of the tree deriving from one is an ``nn.Module`` too."""
+    if base in MODULE_BASES:
+        return True
+    if not base or not base.startswith("torch.nn.") or base.startswith(("torch.nn.utils.", "torch.nn.parameter.")):
+        return False
+    last = base.rsplit(".", 1)[-1]
+    # ``Module`` itself is known by MODULE_BASES' names only: torch's own classes import it from
+    # elsewhere (``DistributedDataParallel``), and Dynamo skips those files.
+    return last != "Module" and last.lstrip("_")[:1].isupper() and last not in NN_TENSOR_CLASSES
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:
