@@ -76,6 +76,7 @@ class Program:
     _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
     _mro_memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
+    _subclass_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
     _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
         default=None, repr=False)
@@ -256,10 +257,12 @@ class Program:
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
         targets = self._targets(module, function, callee)
-        if targets:
-            return [Callee(t, self.is_disabled(t)) for t in targets]
+        dispatched = self._overrides(module, function, callee)
+        if not targets:
+            dispatched += self._dispatched(module, function, callee)
         via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
-        return [Callee(t, self.is_disabled(t), via) for t in self._dispatched(module, function, callee)]
+        return [Callee(t, self.is_disabled(t)) for t in targets] + [
+            Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
 
     def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
         """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
@@ -329,6 +332,29 @@ class Program:
             held = [(module, source) for source in function.local_sources[callee]]
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _overrides(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """``self.step()`` written in a base class also runs each subclass's own ``step`` (virtual dispatch)."""
+        parts = callee.split(".")
+        if len(parts) != 2 or parts[0] != "self" or not function.class_name:
+            return []
+        own = module.qualify(function.class_name)
+        found = []
+        for sub in self._subclasses().get(own, ()):
+            sub_module, cls = self.classes[sub]
+            method = sub_module.qualify(f"{cls.qualname}.{parts[1]}")
+            if method in self.functions:
+                found.append(method)
+        return found
+
+    def _subclasses(self) -> dict[str, list[str]]:
+        """Class -> every class of the tree deriving from it, directly or not (built once per tree)."""
+        if self._subclass_memo is None:
+            self._subclass_memo = defaultdict(list)
+            for qualified in self.classes:
+                for ancestor in self.mro(qualified)[1:]:
+                    self._subclass_memo[ancestor].append(qualified)
+        return self._subclass_memo
 
     def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
         """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""

@@ -274,3 +274,43 @@ def test_nothing_is_followed_when_no_value_is_known() -> None:
     model = torch.compile(Attention(None))
     """
     assert reached(source) == {}
+
+
+def test_method_called_on_self_in_a_base_class_runs_each_subclass_override() -> None:
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Augmentation(nn.Module):
+        def forward(self, x):
+            return self.apply_transform(x)
+
+        def apply_transform(self, x):
+            return x
+
+
+    class Rain(Augmentation):
+        def apply_transform(self, x):
+            print("rain")
+            return x
+
+
+    class Snow(Augmentation):
+        def apply_transform(self, x):
+            print("snow")
+            return x
+
+
+    class Unrelated(nn.Module):
+        def apply_transform(self, x):
+            print("unrelated")
+            return x
+
+
+    model = torch.compile(Rain())
+    """
+    found = reached(source)
+    assert set(found) == {"rain", "snow"}
+    assert found["snow"].region is not None
+    assert "self.apply_transform (Snow.apply_transform)" in found["snow"].region.describe()
