@@ -8,8 +8,9 @@ random weights (nothing is downloaded) and example inputs small enough for a CPU
 Libraries: ``diffusers`` (the eight factories of ``fixtures/diffusers/tiny_models.py`` plus a few
 more configurations), ``timm`` (``timm.create_model(name, pretrained=False)`` at each model's own
 input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
-random graph: the break-rich corpus) and ``kornia`` (augmentations, filters, local features:
-break-rich too; speechbrain needs a torchaudio that the index lacks for torch 2.13).
+random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features:
+break-rich too) and ``monai`` (2-D networks, losses, metrics; speechbrain needs a torchaudio that
+the index lacks for torch 2.13).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ PYG = (
 def catalog() -> list[str]:
     """Every model id, ``library/name``, in a fixed order."""
     return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
-            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()])
+            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()]
+            + [f"monai/{n}" for n in monai_names()])
 
 
 def kornia_names() -> list[str]:
@@ -102,6 +104,16 @@ def kornia_names() -> list[str]:
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "update":
             names += [k.value for k in node.args[0].keys]
     return names
+
+
+def monai_names() -> list[str]:
+    """MONAI's model names: the keys of ``gt_monai.py``'s builder tables, read without importing torch."""
+    import ast
+
+    tables = ("NETWORKS", "LOSSES", "METRICS")
+    tree = ast.parse((Path(__file__).with_name("gt_monai.py")).read_text(encoding="utf-8"))
+    return [key.value for node in tree.body if isinstance(node, ast.AnnAssign)
+            and getattr(node.target, "id", "") in tables for key in node.value.keys]
 
 
 QUICK = ("diffusers/unet_2d", "diffusers/flux", "timm/resnet18", "timm/vit_tiny_patch16_224",
@@ -121,7 +133,7 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     torch.manual_seed(0)
     library, name = model_id.split("/", 1)
     builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
-        "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia,
+        "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia, "monai": _monai,
     }[library]
     return builder(name)
 
@@ -179,5 +191,11 @@ def _kornia(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
 
 def _pyg(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     from gt_pyg import BUILDERS
+
+    return BUILDERS[name]()
+
+
+def _monai(name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    from gt_monai import BUILDERS
 
     return BUILDERS[name]()

@@ -14,6 +14,8 @@ import torch
 from torch import nn
 import torch_geometric.nn as g
 
+from gt_calls import library_call
+
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 N, F, E, H = 12, 8, 40, 16
 
@@ -58,12 +60,18 @@ class _Pool(nn.Module):
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> Any:
         return self.pool(x, edge_index, batch=batch)
 
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [type(self.pool)]
+
 
 class _GlobalPools(nn.Module):
     """The readout functions a graph classifier ends with."""
 
     def forward(self, x: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
         return g.global_mean_pool(x, batch) + g.global_max_pool(x, batch) + g.global_add_pool(x, batch)
+
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [g.global_mean_pool, g.global_max_pool, g.global_add_pool]
 
 
 def _pna_degree() -> torch.Tensor:
@@ -183,26 +191,13 @@ class _GAE(nn.Module):
         z = self.gae.encode(x, edge_index)
         return self.gae.recon_loss(z, edge_index)
 
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [self.gae.encode, self.gae.recon_loss]
 
-
-class _Call(nn.Module):
-    """A library function under a module's interface (``train`` / ``eval``, no parameters)."""
-
-    def __init__(self, function: Callable[..., Any], **static: Any) -> None:
-        super().__init__()
-        self.function = function
-        self.static = static
-
-    def forward(self, *args: Any) -> Any:
-        return self.function(*args, **self.static)
 
 
 def _util(name: str, *args: Any, **static: Any) -> Callable[[], Built]:
-    def build() -> Built:
-        import torch_geometric.utils as U
-
-        return _Call(getattr(U, name), **static), args, {}
-    return build
+    return library_call("torch_geometric.utils", name, *args, **static)
 
 
 # Graph utilities a model's forward calls (the break-rich part of the library): each compiled alone.

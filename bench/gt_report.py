@@ -77,10 +77,12 @@ def render(results: dict[str, dict[str, Any]], command: str) -> str:
     total = Score()
     scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
     rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
-            "| outside the library | findings: judged / on untraced lines | recall | precision |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "| outside the library | declared compiled | findings: judged / on untraced lines | recall "
+            "| misses outside a region | precision |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for library, lib in sorted(libraries.items()):
-        static = gt_static.lint(library)
+        entries = [e for r in lib["models"].values() for e in r.get("entries", ())]
+        static = gt_static.lint(library, entries)
         result = score(lib["sites"], lib["traced"], static.findings)
         scored[library] = (result, static)
         total.merge(result)
@@ -88,18 +90,26 @@ def render(results: dict[str, dict[str, Any]], command: str) -> str:
         version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
         graphs = sum(m["graphs"] for r in lib["models"].values() for m in r.get("modes", {}).values())
         rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "
-                    f"| {len(lib['sites'])} | {sum(lib['outside'].values())} | {result.precision.total} / "
-                    f"{result.unjudged} | {result.recall.shown()} | {result.precision.shown()} |")
+                    f"| {len(lib['sites'])} | {sum(lib['outside'].values())} | {len(static.declared)} "
+                    f"| {result.precision.total} / {result.unjudged} | {result.recall.shown()} "
+                    f"| {_unregioned(result, static)} | {result.precision.shown()} |")
     rows.append(f"| **all** | | {sum(len(l['models']) for l in libraries.values())} models | | | "
-                f"{total.recall.total} | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
-                f"| {total.precision.shown()} |")
+                f"{total.recall.total} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
+                f"| {sum(_unregioned(*pair) for pair in scored.values())} | {total.precision.shown()} |")
     out += ["## Per library\n", *rows, ""]
     out += ["Recall: break sites with a finding on their line / break sites. Precision: findings on traced "
             "lines that are break sites / findings on traced lines. \"Models ok\" excludes models that "
-            "raised under compile in a mode (what was observed before the error still counts).\n"]
+            "raised under compile in a mode (what was observed before the error still counts). \"Declared "
+            "compiled\": the library's entry points the models compiled, passed as `compiled` in the config. "
+            "\"Misses outside a region\": missed sites in a function dynalint does not take for compiled "
+            "code (the call graph did not reach it), the others are in one.\n"]
     out += _rules_table(total) + _gb_table(total, libraries) + _miss_categories(scored, libraries)
     out += _outside(libraries) + _failures(results) + _lists(scored)
     return "\n".join(out)
+
+
+def _unregioned(result: Score, static: gt_static.StaticResult) -> int:
+    return sum(not static.in_region(site.path, site.line) for site in result.misses)
 
 
 def _rules_table(total: Score) -> list[str]:
@@ -161,9 +171,10 @@ def _failures(results: dict[str, dict[str, Any]]) -> list[str]:
 
 def _lists(scored: dict[str, tuple[Score, Any]]) -> list[str]:
     rows = ["## Every miss\n"]
-    for library, (result, _) in sorted(scored.items()):
+    for library, (result, static) in sorted(scored.items()):
         rows.append(f"### {library}: {len(result.misses)} missed break sites\n")
-        rows += [f"- {_site_text(library, site)}" for site in result.misses] + [""]
+        rows += [f"- {_site_text(library, site)}{'' if static.in_region(site.path, site.line) else ' (no region)'}"
+                 for site in result.misses] + [""]
     rows.append("## Every false positive (traced, no break on the line)\n")
     for library, (result, _) in sorted(scored.items()):
         rows.append(f"### {library}: {len(result.false_positives)} false positives\n")

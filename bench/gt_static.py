@@ -3,7 +3,9 @@
 The installed package is copied out of ``site-packages`` (which dynalint, like other linters, skips)
 into ``~/.cache/dynalint-bench/src/<library>-<version>/`` and linted whole with the default settings,
 ``likely`` findings included: a library has no compile sites of its own, so its findings come from
-``forward`` methods and what they call. Findings of dynalint's own diagnostics (DYN9xx) and of rules
+``forward`` methods and what they call, and from the entry points the models compiled
+(``gt_calls.entry_points``: library functions and methods a bench wrapper calls, model classes),
+declared as a user would, through ``compiled`` in ``[tool.dynalint]``. Findings of dynalint's own diagnostics (DYN9xx) and of rules
 whose hazard is not a graph break (recompiles) are returned apart, since Dynamo's break log cannot
 judge them. No torch is imported here.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata, util
 from pathlib import Path
@@ -21,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dynalint import registry  # noqa: E402
 from dynalint.api import lint_paths  # noqa: E402
-from dynalint.config import Config  # noqa: E402
+from dynalint.config import parse  # noqa: E402
 from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
 
 from gt_score import StaticFinding  # noqa: E402
@@ -35,6 +38,14 @@ class StaticResult:
     other: list[StaticFinding] = field(default_factory=list)  # DYN9xx and non-break hazards
     files: int = 0
     seconds: float = 0.0
+    declared: tuple[str, ...] = ()  # the ``compiled`` entry points passed
+    # Per file, the line spans of its functions and whether each is in a compiled region.
+    spans: dict[str, list[tuple[int, int, bool]]] = field(default_factory=dict)
+
+    def in_region(self, path: str, line: int) -> bool:
+        """Whether the innermost function holding ``path:line`` is compiled (in a region)."""
+        holding = [(end - start, compiled) for start, end, compiled in self.spans.get(path, ()) if start <= line <= end]
+        return bool(holding) and min(holding)[1]
 
 
 def source_copy(package: str) -> Path:
@@ -50,11 +61,20 @@ def source_copy(package: str) -> Path:
     return target
 
 
-def lint(package: str) -> StaticResult:
+def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
+    """Lint the library's source; ``entries`` (``module:qualname``) are what the models compiled."""
     folder = source_copy(package)
+    declared = tuple(sorted({e for e in entries if e.split(".")[0] == package and "<" not in e}))
+    config = parse({"compiled": list(declared)}, Path.cwd() / "pyproject.toml")
     started = time.perf_counter()
-    result = lint_paths([str(folder)], Config())
-    out = StaticResult(files=result.files_checked, seconds=round(time.perf_counter() - started, 1))
+    result = lint_paths([str(folder)], config)
+    out = StaticResult(files=result.files_checked, seconds=round(time.perf_counter() - started, 1),
+                       declared=declared)
+    if result.program is not None:
+        for qualified, (module, function) in result.program.functions.items():
+            path = Path(module.path).resolve().relative_to(folder.resolve()).as_posix()
+            compiled = result.program.region_of(qualified) is not None
+            out.spans.setdefault(path, []).append((function.start_line, function.end_line, compiled))
     for finding in result.findings:
         path = Path(finding.filename).resolve().relative_to(folder.resolve()).as_posix()
         static = StaticFinding(finding.code, path, finding.start.line, finding.end.line, finding.message,

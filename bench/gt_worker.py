@@ -6,8 +6,9 @@ Builds the model (``gt_models.build``), then compiles and calls it twice with ``
 once in eval mode under ``no_grad`` and once in train mode, each time through the observers
 ``--verify`` uses (``dynalint.verify.observe``): every graph break from the ``graph_breaks`` artifact
 (its line is the innermost frame inside the library's installed folder, else the frame Dynamo names),
-less the record of an exception the model raised (``verdicts.graph_breaks``), and every line of the
-library that Dynamo traced (``trace_source``). The driver (``groundtruth.py``) runs this under a time
+less the record of an exception the model raised (``verdicts.graph_breaks``), every line of the
+library that Dynamo traced (``trace_source``), and the library code the compiled model enters
+(``gt_calls.entry_points``: what the static side declares compiled). The driver (``groundtruth.py``) runs this under a time
 limit, so a crash or a hang costs one model.
 """
 
@@ -79,6 +80,7 @@ def run(model_id: str) -> dict[str, Any]:
     import importlib
 
     import torch
+    from gt_calls import entry_points
 
     torch.set_num_threads(1)
     library = model_id.split("/", 1)[0]
@@ -93,6 +95,7 @@ def run(model_id: str) -> dict[str, Any]:
         out["build_error"] = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
         return out
     out["parameters"] = sum(p.numel() for p in model.parameters())
+    out["entries"] = entry_points(model)
     out["modes"] = {mode: observe(model, args, kwargs, mode, folder) for mode in ("eval", "train")}
     return out
 

@@ -392,12 +392,13 @@ def _parse(text: str, display: str) -> ast.Module | Finding:
 def _link_contained(parsed: list[_Parsed], config: Config) -> tuple[Program, list[Finding]]:
     """The linked program; a file whose summary breaks linking is left out with its own diagnostic."""
     try:
-        return link([p.summary for p in parsed], config.dynamo), []
+        return link([p.summary for p in parsed], config.dynamo, config.compiled), []
     except Exception:  # noqa: BLE001 - find the files that cause it; linking is cheap next to parsing
         pass
     findings, kept = [], []
     for item in parsed:
-        alone = failsafe.contain("link", item.file.display, lambda: link([item.summary], config.dynamo))
+        alone = failsafe.contain("link", item.file.display,
+                                 lambda: link([item.summary], config.dynamo, config.compiled))
         if isinstance(alone, Finding):
             if item.requested:
                 findings.append(alone)
@@ -405,10 +406,10 @@ def _link_contained(parsed: list[_Parsed], config: Config) -> tuple[Program, lis
             kept.append(item)
     parsed[:] = kept
     linked = failsafe.contain("link", kept[0].file.display if kept else "<tree>",
-                              lambda: link([p.summary for p in kept], config.dynamo))
+                              lambda: link([p.summary for p in kept], config.dynamo, config.compiled))
     if isinstance(linked, Finding):  # files that link alone but not together: nothing can be linted
         parsed.clear()
-        return link([], config.dynamo), [*findings, linked]
+        return link([], config.dynamo, config.compiled), [*findings, linked]
     return linked, findings
 
 

@@ -25,13 +25,15 @@ LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
 LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
 KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
-     "respect-gitignore", "census-paths"}
+     "respect-gitignore", "census-paths", "compiled"}
 )
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 FACTORY_KEYS = frozenset({"factory", "mode"})
 FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; train: ``model.train()``, grad on
 SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
+_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+_ENTRY_POINT = re.compile(rf"{_DOTTED}(?::{_DOTTED})?")
 
 
 class ConfigError(Exception):
@@ -69,6 +71,9 @@ class Config:
     respect_gitignore: bool = True  # skip what git ignores when walking folders (inside a git work tree)
     # The pytest plugin blames breaks on files under these (relative to the config file); none: its folder.
     census_paths: tuple[str, ...] = ()
+    # Compile entry points outside the linted code (a training script elsewhere compiles them):
+    # ``pkg.mod.function``, ``pkg.mod.Class`` (its ``forward``), ``pkg.mod:Class.method``.
+    compiled: tuple[str, ...] = ()
 
     @property
     def cache_folder(self) -> Path:
@@ -176,7 +181,21 @@ def parse(table: object, path: Path) -> Config:
         exclude=values.get("exclude", ()),  # type: ignore[arg-type]
         extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
         census_paths=_string_list(table["census-paths"], "census-paths", where) if "census-paths" in table else (),
+        compiled=_entry_points(table, where),
     )
+
+
+def _entry_points(table: dict[str, object], where: str) -> tuple[str, ...]:
+    if "compiled" not in table:
+        return ()
+    entries = _string_list(table["compiled"], "compiled", where)
+    bad = [e for e in entries if not _ENTRY_POINT.fullmatch(e)]
+    if bad:
+        raise ConfigError(
+            f"{where}: `compiled` entries must name a function, class or method as pkg.mod.name or "
+            f"pkg.mod:Class.method, got {bad[0]!r}"
+        )
+    return entries
 
 
 def _min_confidence(table: dict[str, object], where: str) -> dict[str, Confidence]:

@@ -118,8 +118,9 @@ class ImportClosure:
 
 
 def settings_key(program: Program, config: Config) -> str:
-    """What every file of one run shares: the config's Dynamo settings and the tree's (computed once per run)."""
-    return repr((config.dynamo, config.target_torch, config.max_file_seconds, program.settings))
+    """What every file of one run shares: the config's Dynamo settings and the tree's, and the compile
+    entry points the config declares (computed once per run)."""
+    return repr((config.dynamo, config.target_torch, config.max_file_seconds, config.compiled, program.settings))
 
 
 def findings_digest(

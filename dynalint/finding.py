@@ -41,6 +41,7 @@ class ChainLink:
     function: str
     how: str  # e.g. "@torch.compile", "torch.compile(model)", "called", "forward of Block"
     cell: int | None = None  # the notebook cell ``line`` counts in (1-based); ``None`` in a ``.py`` file
+    via: str = ""  # reached by dynamic dispatch through this expression (``self.processor``)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ class Region:
         if not self.chain:
             return self.function
         head = self.chain[0]
-        parts = [f"{head.filename}:{in_cell(head.cell)}{head.line} {head.how}", *(link.function for link in self.chain)]
+        parts = [f"{head.filename}:{in_cell(head.cell)}{head.line} {head.how}",
+                 *(f"{link.via} ({link.function})" if link.via else link.function for link in self.chain)]
         return " -> ".join(parts)
 
 

@@ -13,13 +13,14 @@ custom ops, leaf functions) are never regions. Nothing here looks at LibCST.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field, replace
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from dynalint import typehints
 from dynalint.typehints import Annotation
+from dynalint import dispatch
 from dynalint.finding import ChainLink, Confidence, Region
 from dynalint.kinds import Kind, ValueType
 from dynalint.settings import DynamoSettings
@@ -35,6 +36,7 @@ class Callee:
 
     function: str  # module-qualified name
     disabled: bool
+    via: str = ""  # dynamic dispatch: the expression whose possible values run it (``self.processor``)
 
 
 class FunctionRecord(NamedTuple):
@@ -79,6 +81,10 @@ class Program:
     _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
     _parameters_memo: dict[str, dict[str, ValueType]] = field(default_factory=dict, repr=False)
     _returns_memo: dict[str, ValueType] = field(default_factory=dict, repr=False)
+    _subclass_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
+    _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
+        default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -205,12 +211,15 @@ class Program:
             return None
         return self.method(class_qualified, "forward")
 
-    def module_call(self, class_qualified: str | None) -> list[str]:
-        """What calling an instance of an ``nn.Module`` class runs: its own ``__call__`` where the tree
-        defines one (it usually ends in ``super().__call__``), and its ``forward``."""
-        if class_qualified is None or not self.is_module_class(class_qualified):
+    def instance_call(self, class_qualified: str | None) -> list[str]:
+        """What calling an instance of a class of the tree runs: its ``__call__`` where the tree defines
+        one (for an ``nn.Module`` it usually ends in ``super().__call__``), and an ``nn.Module``'s
+        ``forward``."""
+        if class_qualified is None or class_qualified not in self.classes:
             return []
-        return [f for f in (self.method(class_qualified, "__call__"), self.method(class_qualified, "forward")) if f]
+        call = self.method(class_qualified, "__call__")
+        forward = self.method(class_qualified, "forward") if self.is_module_class(class_qualified) else None
+        return [f for f in (call, forward) if f]
 
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
@@ -252,7 +261,13 @@ class Program:
         alias = self._disabled_alias(module, callee)
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
-        return [Callee(t, self.is_disabled(t)) for t in self._targets(module, function, callee)]
+        targets = self._targets(module, function, callee)
+        dispatched = self._overrides(module, function, callee)
+        if not targets:
+            dispatched += self._dispatched(module, function, callee)
+        via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
+        return [Callee(t, self.is_disabled(t)) for t in targets] + [
+            Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
 
     def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
         """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
@@ -281,7 +296,7 @@ class Program:
             held = self.attribute_classes(own_class, parts[1])
             if len(parts) == 2:
                 if held:
-                    return [f for cls in held for f in self.module_call(cls)]
+                    return [f for cls in held for f in self.instance_call(cls)]
                 found = self.method(own_class, parts[1])
                 return [found] if found else []
             return [f for f in (self.method(c, parts[2]) for c in held) if f]
@@ -291,10 +306,10 @@ class Program:
                 return [nested]
             if callee in function.loop_containers and own_class:
                 held = self.attribute_classes(own_class, function.loop_containers[callee])
-                return [f for cls in held for f in self.module_call(cls)]
+                return [f for cls in held for f in self.instance_call(cls)]
             local_type = function.local_types.get(callee) or module.module_types.get(callee)
             if local_type:
-                called = self.module_call(self.instance_class(module, local_type))
+                called = self.instance_call(self.instance_class(module, local_type))
                 if called:
                     return called
         if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
@@ -306,6 +321,108 @@ class Program:
         # Calling a class constructs it (``__init__`` is not compiled code we lint); only functions count.
         qualified = self.resolve_name(module, callee)
         return [qualified] if qualified in self.functions else []
+
+    # -- dynamic dispatch -----------------------------------------------------------------------
+    def _dispatched(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """What a call runs when its target is picked at run time from values the tree names: ``self.attr``
+        given instances or functions (``__init__``, a setter, a parameter's default), a local bound to a
+        registry item, ``FUNCS[name](...)``. Each possible value's ``__call__`` / ``forward`` / function."""
+        held: list[tuple[ModuleSummary, str]] = []
+        parts = callee.split(".")
+        if callee.endswith(dispatch.REGISTRY_CALL):
+            held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
+        elif len(parts) == 2 and parts[0] == "self" and function.class_name:
+            held = self.attribute_sources(module.qualify(function.class_name), parts[1])
+        elif len(parts) == 1 and callee in function.local_sources:
+            held = [(module, source) for source in function.local_sources[callee]]
+        found = (target for where, source in held for target in self._run(where, source, 0))
+        return list(dict.fromkeys(found))
+
+    def _overrides(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """``self.step()`` written in a base class also runs each subclass's own ``step`` (virtual dispatch)."""
+        parts = callee.split(".")
+        if len(parts) != 2 or parts[0] != "self" or not function.class_name:
+            return []
+        own = module.qualify(function.class_name)
+        found = []
+        for sub in self._subclasses().get(own, ()):
+            sub_module, cls = self.classes[sub]
+            method = sub_module.qualify(f"{cls.qualname}.{parts[1]}")
+            if method in self.functions:
+                found.append(method)
+        return found
+
+    def _subclasses(self) -> dict[str, list[str]]:
+        """Class -> every class of the tree deriving from it, directly or not (built once per tree)."""
+        if self._subclass_memo is None:
+            self._subclass_memo = defaultdict(list)
+            for qualified in self.classes:
+                for ancestor in self.mro(qualified)[1:]:
+                    self._subclass_memo[ancestor].append(qualified)
+        return self._subclass_memo
+
+    def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
+        """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""
+        return [(self.classes[current].module, source) for current in self.mro(class_qualified)
+                for source in self.classes[current].definition.attr_sources.get(attr, ())]
+
+    def _run(self, module: ModuleSummary, source: str, depth: int) -> list[str]:
+        """The functions calling a value from ``source`` runs (``depth`` bounds setter hops)."""
+        kind, _, written = source.partition(":")
+        kind += ":"
+        if kind == dispatch.NEW:
+            return self.instance_call(self.instance_class(module, written))
+        if kind == dispatch.REF:
+            qualified = self.resolve_name(module, written)
+            return [qualified] if qualified in self.functions else []
+        if kind in (dispatch.ITEM, dispatch.NEW_ITEM):
+            items = self.registry_items(module, written)
+            if kind == dispatch.ITEM:
+                return [t for where, item in items for t in self._run(where, item, depth)]
+            made = [(where, dispatch.NEW + item[len(dispatch.REF):]) for where, item in items
+                    if item.startswith(dispatch.REF)]
+            return [t for where, item in made for t in self._run(where, item, depth)]
+        if kind == dispatch.ARGUMENT and depth < 2:
+            setter, position, name = written.rsplit(":", 2)
+            return [t for where, at, keyword, found in self._arguments_of(setter.rpartition(".")[2])
+                    if at == int(position) or keyword == name for item in found for t in self._run(where, item, depth + 1)]
+        return []
+
+    def registry_items(self, module: ModuleSummary, written: str) -> list[tuple[ModuleSummary, str]]:
+        """The sources of a module-level registry's values: its dict literal, and what decorators put in it."""
+        qualified = self.canonical(module.imports.resolve(written) or module.qualify(written))
+        owner, _, name = (qualified or "").rpartition(".")
+        defining = self.modules.get(owner)
+        if defining is None or name not in defining.registries:
+            return []
+        return [(defining, source) for source in defining.registries[name]] + self._registered()[qualified]
+
+    def _registered(self) -> dict[str, list[tuple[ModuleSummary, str]]]:
+        """Registry -> functions and classes put in it by a decorator (``@register("relu")`` whose inner
+        function stores its parameter in the registry). Built once per tree."""
+        if self._registrations is None:
+            stores: dict[str, set[str]] = defaultdict(set)  # function (and each enclosing one) -> registries
+            for qualified, (module, definition) in self.functions.items():
+                for written in definition.registers_into:
+                    registry = self.canonical(module.imports.resolve(written) or module.qualify(written)) or ""
+                    for cut in range(qualified.count(".") + 1):
+                        stores[qualified.rsplit(".", cut)[0] if cut else qualified].add(registry)
+            self._registrations = defaultdict(list)
+            definitions = [*self.functions.values(), *self.classes.values()]
+            for module, definition in definitions:
+                for decorator in definition.decorators:
+                    for registry in stores.get(self.resolve_name(module, decorator) or "", ()):
+                        self._registrations[registry].append((module, dispatch.REF + definition.qualname))
+        return self._registrations
+
+    def _arguments_of(self, method: str) -> list[tuple[ModuleSummary, int, str | None, list[str]]]:
+        """Instance arguments of every ``obj.<method>(...)`` call in the tree (indexed once per tree)."""
+        if self._call_arguments is None:
+            self._call_arguments = defaultdict(list)
+            for module in self.modules.values():
+                for name, calls in module.call_arguments.items():
+                    self._call_arguments[name] += [(module, *call) for call in calls]
+        return self._call_arguments.get(method, [])
 
     def issues_collectives(self, qualified: str) -> bool:
         """Whether the function, or anything it calls in the tree, issues ``torch.distributed`` collectives."""
@@ -372,6 +489,21 @@ class Program:
         return self.region_of(parent) if parent in self.functions else None
 
     # -- entry points ---------------------------------------------------------------------------
+    def declared_targets(self, declared: str) -> list[str]:
+        """What a name of the config's ``compiled`` runs when compiled: a function, a method (inherited
+        ones too), or what calling an instance of a class runs. ``pkg.mod:Class.method`` names the
+        module apart; ``pkg.mod.name`` is followed through re-exports. Empty when not in the tree."""
+        module, _, inside = declared.rpartition(":")
+        qualified = self.canonical(f"{module}.{inside}" if module else inside)
+        if qualified in self.functions:
+            return [qualified]
+        if qualified in self.classes:
+            return self.instance_call(qualified)
+        owner, _, name = (qualified or "").rpartition(".")
+        owner = self.canonical(owner)
+        found = self.method(owner, name) if owner in self.classes else None
+        return [found] if found else []
+
     def site_targets(self, summary: ModuleSummary, site: CompileSite) -> list[str]:
         if site.target_kind == "function":
             return [site.target]
@@ -390,8 +522,12 @@ class Program:
         return [forward] if forward else []
 
 
-def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None) -> Program:
-    """Build the call graph over ``summaries`` and compute every compiled region."""
+def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
+         compiled: Sequence[str] = ()) -> Program:
+    """Build the call graph over ``summaries`` and compute every compiled region.
+
+    ``compiled`` names compile entry points that live outside the tree (the config's ``compiled``).
+    """
     program = Program(modules={s.module: s for s in summaries})
     program.settings = settings or DynamoSettings()
     for summary in summaries:
@@ -400,7 +536,7 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None)
             program.functions[summary.qualify(qualname)] = FunctionRecord(summary, function)
         for qualname, cls in summary.classes.items():
             program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
-    _propagate(program, _entry_points(program))
+    _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
     _propagate(program, _uncompiled_forwards(program))
     return program
 
@@ -415,6 +551,21 @@ def _entry_points(program: Program) -> list[tuple[str, Region]]:
                 name = program.display_name(target)
                 chain = (ChainLink(summary.path, site.line, name, site.how),)
                 entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph, target)))
+    return entries
+
+
+def _declared_entry_points(program: Program, compiled: Sequence[str]) -> list[tuple[str, Region]]:
+    """The functions the config declares compiled: ``certain`` regions, as a compile site in the tree is."""
+    entries = []
+    for declared in compiled:
+        for target in program.declared_targets(declared):
+            if not program.is_traced(target):
+                continue
+            record = program.functions[target]
+            name = record.definition.qualname
+            how = f"declared compiled (`{declared}` in the config's `compiled`)"
+            chain = (ChainLink(record.module.path, record.definition.lineno, name, how),)
+            entries.append((target, Region(name, Confidence.CERTAIN, chain, entry=target)))
     return entries
 
 
@@ -442,8 +593,12 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
             if callee.function in program.regions or not program.is_traced(callee.function):
                 continue
             name = program.display_name(callee.function)
-            link_ = ChainLink(path, call.line, name, "called")
-            queue.append((callee.function, replace(region, function=name, chain=region.chain + (link_,))))
+            if callee.via:  # dynamic dispatch: one of the values the tree gives it, not surely this one
+                link_ = ChainLink(path, call.line, name, f"dispatched through `{callee.via}`", via=callee.via)
+                reached = replace(region, function=name, chain=region.chain + (link_,), confidence=Confidence.LIKELY)
+            else:
+                reached = replace(region, function=name, chain=region.chain + (ChainLink(path, call.line, name, "called"),))
+            queue.append((callee.function, reached))
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:

@@ -1,7 +1,9 @@
 """Summarize stage: one cheap pass over a file's ``ast`` that records what whole-tree linking needs.
 
 ``summarize`` reads definitions, classes and their bases, imports, call sites, ``self.attr = Cls(...)``
-attribute types, disabled functions and ``torch.compile`` sites. It uses the standard library's
+attribute types, disabled functions and ``torch.compile`` sites, and what dynamic dispatch needs
+(``dispatch.py`` words each value as sources: every value ``self.attr`` is given, module-level
+registries of callables, functions that store a parameter into one, decorators). It uses the standard library's
 ``ast`` (tens of times cheaper than LibCST with metadata) so that every file can be summarized and only
 files holding compiled code pay for a LibCST parse in the lint stage. ``program.py`` links summaries.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from dynalint import typehints
 from dynalint.typehints import Annotation
+from dynalint import dispatch
 from dynalint.guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.names import ImportTable, absolute_module, dotted_name
 from dynalint.settings import CompileSettings
@@ -64,6 +67,10 @@ class FunctionSummary:
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
     loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
+    param_defaults: dict[str, str] = field(default_factory=dict)  # ``rnn_layer=nn.LSTM`` -> ``nn.LSTM``
+    local_sources: dict[str, list[str]] = field(default_factory=dict)  # ``fn = FUNCS[k]`` -> dispatch sources
+    decorators: list[str] = field(default_factory=list)  # as written, a call's arguments left out
+    registers_into: list[str] = field(default_factory=list)  # ``REGISTRY[key] = fn`` with ``fn`` a parameter
     nesting: int = 0  # deepest ``ast`` nesting inside the function: the lint stage's LibCST limit
 
 
@@ -75,6 +82,8 @@ class ClassSummary:
     attr_types: dict[str, str] = field(default_factory=dict)  # self.attr -> class as written
     tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
     container_items: dict[str, list[str]] = field(default_factory=dict)  # self.layers -> [Block]
+    attr_sources: dict[str, list[str]] = field(default_factory=dict)  # every value self.attr is given
+    decorators: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -88,6 +97,9 @@ class ModuleSummary:
     disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
     module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
     type_aliases: dict[str, Annotation] = field(default_factory=dict)  # ``OptTensor = Optional[Tensor]``
+    registries: dict[str, list[str]] = field(default_factory=dict)  # ``FUNCS = {"a": f}`` -> [f], as written
+    # ``obj.set_processor(Proc())``: method name -> (position, keyword, sources of the argument).
+    call_arguments: dict[str, list[tuple[int, str | None, list[str]]]] = field(default_factory=dict)
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
     dynamo_config: dict[str, object] = field(default_factory=dict)
     nesting: int = 0  # deepest ``ast`` nesting anywhere in the file
@@ -256,6 +268,7 @@ class _Summarizer(ast.NodeVisitor):
         qualname = self._qualname(node.name)
         bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
         self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
+        self.summary.classes[qualname].decorators = dispatch.decorators(node)
         self.scopes.append(("class", node.name))
         self.generic_visit(node)
         self.scopes.pop()
@@ -279,6 +292,8 @@ class _Summarizer(ast.NodeVisitor):
             resolved = self.imports.resolve(annotation)
             if annotation and resolved not in TENSOR_TYPES and not (resolved or "").startswith("builtins."):
                 function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
+        function.param_defaults = dispatch.parameter_defaults(node)
+        function.decorators = dispatch.decorators(node)
         self.summary.functions[qualname] = function
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
@@ -333,6 +348,7 @@ class _Summarizer(ast.NodeVisitor):
                 self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
+        dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
         for target in targets:
             dotted = dotted_name(target)
             if dotted is None:
@@ -407,6 +423,9 @@ class _Summarizer(ast.NodeVisitor):
             function.calls.append(CallSite(node.lineno, callee))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
+        registry_call = dispatch.record_call(self.summary, function, node, callee)
+        if registry_call and function is not None:
+            function.calls.append(CallSite(node.lineno, registry_call))
         if resolved in COMPILE and node.args:
             self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
                                compile_settings(node.keywords))

@@ -66,14 +66,21 @@ NN_TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", 
 
 def is_module_base(qualified: str | None) -> bool:
     """Whether a base class outside the tree makes its subclasses ``nn.Module``s: ``torch.nn.Module``
-    itself, any ``torch.nn`` layer (``nn.Linear``), and the private bases of ``torch.nn.modules``
-    (``torch.nn.modules.instancenorm._InstanceNorm``)."""
-    if qualified is None:
-        return False
-    if qualified in MODULE_BASES or qualified.startswith("torch.nn.modules."):
+    itself, and any ``torch.nn`` layer class derived from it, public (``nn.Linear``, ``nn.Sequential``)
+    or private (``torch.nn.modules.loss._Loss``, ``torch.nn.modules.instancenorm._InstanceNorm``).
+
+    ``Module`` is known by ``MODULE_BASES``' names only: torch's own wrappers import it from elsewhere
+    (``DistributedDataParallel``), and Dynamo does not trace their ``forward`` as the user's code."""
+    if qualified in MODULE_BASES:
         return True
-    owner, _, name = qualified.rpartition(".")
-    return owner == "torch.nn" and name[:1].isupper() and name not in NN_TENSOR_CLASSES
+    if not qualified or not qualified.startswith("torch.nn.") or qualified.startswith(
+        ("torch.nn.utils.", "torch.nn.parameter.")
+    ):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return last != "Module" and last.lstrip("_")[:1].isupper() and last not in NN_TENSOR_CLASSES
+
+
 # ``Model(cfg).to(device).eval()`` is still a ``Model``: ``nn.Module`` methods that return the module.
 MODULE_RETURNING_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty"}

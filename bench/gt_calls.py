@@ -1,0 +1,48 @@
+"""Ground-truth bench, library functions as models: a function compiled under a module's interface.
+
+``library_call("torch_geometric.utils", "k_hop_subgraph", *args, **static)`` is a builder: it imports
+the function, wraps it in ``Call`` (an ``nn.Module`` without parameters, so the worker can switch it
+between ``train`` and ``eval``) and returns ``(module, args, kwargs)``. The wrapper lives in the bench,
+outside the library: static dynalint cannot see that the function is compiled, so the worker records
+what the model enters (``entry_points``) and the static side declares it (``compiled`` in
+``[tool.dynalint]``). Imported inside a worker only.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from torch import nn
+
+Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
+
+
+class Call(nn.Module):
+    """A library function under a module's interface (``train`` / ``eval``, no parameters)."""
+
+    def __init__(self, function: Callable[..., Any], **static: Any) -> None:
+        super().__init__()
+        self.function = function
+        self.static = static
+
+    def forward(self, *args: Any) -> Any:
+        return self.function(*args, **self.static)
+
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [self.function]
+
+
+def entry_points(model: Any) -> list[str]:
+    """The library code a compiled ``model`` enters, as ``module:qualname``: what a bench wrapper says it
+    calls (``entry_points()``), else the model's own class (its ``forward``)."""
+    entered = model.entry_points() if hasattr(model, "entry_points") else [type(model)]
+    return [f"{getattr(e, '__module__', '?')}:{getattr(e, '__qualname__', '?')}" for e in entered]
+
+
+def library_call(module: str, name: str, *args: Any, **static: Any) -> Callable[[], Built]:
+    """A builder of ``Call(module.name)`` with ``args`` as inputs and ``static`` as fixed keywords."""
+    def build() -> Built:
+        return Call(getattr(importlib.import_module(module), name), **static), args, {}
+    return build

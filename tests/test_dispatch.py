@@ -1,0 +1,316 @@
+"""Regions through dynamic dispatch: calls whose target is picked at run time from values the tree names.
+
+Each case compiles a model whose ``forward`` calls something dynamic; the only ``print`` that may be
+flagged is in the code that call can reach. Findings reached this way are ``likely``, and their
+why-chain names the dispatching expression and the function it reached. Probed with ``print-call``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from dynalint.api import lint_source
+from dynalint.config import Config
+from dynalint.finding import Confidence, Finding
+
+PRINT_ONLY = Config(select=("DYN201",))
+
+
+def lint(source: str) -> list[Finding]:
+    return lint_source(textwrap.dedent(source), "case.py", PRINT_ONLY)
+
+
+def reached(source: str) -> dict[str, Finding]:
+    """The flagged prints, by the text of the string each prints."""
+    text = textwrap.dedent(source).splitlines()
+    return {text[f.start.line - 1].split('"')[1]: f for f in lint(source)}
+
+
+PROCESSORS = """
+    import torch
+    from torch import nn
+
+
+    class AttnProcessor:
+        def __call__(self, attn, x):
+            print("plain")
+            return x
+
+
+    class AttnProcessor2_0:
+        def __call__(self, attn, x):
+            print("sdpa")
+            return x
+
+
+    class Unused:
+        def __call__(self, attn, x):
+            print("unused")
+            return x
+"""
+
+
+def test_attribute_given_by_a_setter_runs_each_instance_passed_to_it() -> None:
+    source = PROCESSORS + """
+    class Attention(nn.Module):
+        def __init__(self, fast):
+            super().__init__()
+            processor = AttnProcessor2_0() if fast else AttnProcessor()
+            self.set_processor(processor)
+
+        def set_processor(self, processor):
+            self.processor = processor
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+
+    model = torch.compile(Attention(True))
+    """
+    found = reached(source)
+    assert set(found) == {"plain", "sdpa"}
+    assert all(f.confidence is Confidence.LIKELY for f in found.values())
+    assert found["sdpa"].region is not None
+    assert found["sdpa"].region.describe().endswith("Attention.forward -> self.processor (AttnProcessor2_0.__call__)")
+
+
+def test_setter_called_from_outside_the_class() -> None:
+    source = PROCESSORS + """
+    class Attention(nn.Module):
+        def set_processor(self, processor):
+            self.processor = processor
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+
+    model = Attention()
+    model.set_processor(AttnProcessor())
+    fast = torch.compile(model)
+    """
+    assert set(reached(source)) == {"plain"}
+
+
+def test_attribute_built_from_a_constructor_default() -> None:
+    source = PROCESSORS + """
+    class Block(nn.Module):
+        def __init__(self, processor_cls=AttnProcessor2_0):
+            super().__init__()
+            self.processor = processor_cls()
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+
+    model = torch.compile(Block())
+    """
+    assert set(reached(source)) == {"sdpa"}
+
+
+def test_plain_class_with_call_assigned_in_init_is_followed_certainly() -> None:
+    source = PROCESSORS + """
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.processor = AttnProcessor()
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+
+    model = torch.compile(Block())
+    """
+    found = reached(source)
+    assert set(found) == {"plain"}
+    assert found["plain"].confidence is Confidence.CERTAIN
+
+
+def test_module_level_dict_of_functions_called_by_key() -> None:
+    source = """
+    import torch
+
+
+    def relu(x):
+        print("relu")
+        return x
+
+
+    def gelu(x):
+        print("gelu")
+        return x
+
+
+    def unrelated(x):
+        print("unrelated")
+        return x
+
+
+    ACTIVATIONS = {"relu": relu, "gelu": gelu}
+
+
+    @torch.compile
+    def step(x, name):
+        return ACTIVATIONS[name](x)
+    """
+    found = reached(source)
+    assert set(found) == {"relu", "gelu"}
+    assert found["gelu"].region is not None
+    assert found["gelu"].region.describe().endswith("step -> ACTIVATIONS[...] (gelu)")
+
+
+def test_registry_filled_by_a_decorator_and_read_with_get() -> None:
+    source = """
+    import torch
+
+    LOSSES = {}
+
+
+    def register(name):
+        def add(fn):
+            LOSSES[name] = fn
+            return fn
+        return add
+
+
+    @register("l1")
+    def l1(x):
+        print("l1")
+        return x
+
+
+    @register("l2")
+    def l2(x):
+        print("l2")
+        return x
+
+
+    def unregistered(x):
+        print("unregistered")
+        return x
+
+
+    @torch.compile
+    def step(x, name):
+        loss_fn = LOSSES.get(name)
+        return loss_fn(x)
+    """
+    assert set(reached(source)) == {"l1", "l2"}
+
+
+def test_loss_module_picked_from_a_mapping_of_classes() -> None:
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Focal(nn.Module):
+        def forward(self, x):
+            print("focal")
+            return x
+
+
+    class Dice(nn.Module):
+        def forward(self, x):
+            print("dice")
+            return x
+
+
+    LOSSES = {"focal": Focal, "dice": Dice}
+
+
+    class Model(nn.Module):
+        def __init__(self, loss):
+            super().__init__()
+            self.loss = LOSSES[loss]()
+
+        def forward(self, x):
+            return self.loss(x)
+
+
+    model = torch.compile(Model("dice"))
+    """
+    assert set(reached(source)) == {"focal", "dice"}
+
+
+def test_attribute_given_a_function_from_a_mapping() -> None:
+    source = """
+    import torch
+    from torch import nn
+
+
+    def swish(x):
+        print("swish")
+        return x
+
+
+    ACT = {"swish": swish}
+
+
+    class Block(nn.Module):
+        def __init__(self, name):
+            super().__init__()
+            self.act = ACT[name]
+
+        def forward(self, x):
+            return self.act(x)
+
+
+    model = torch.compile(Block("swish"))
+    """
+    assert set(reached(source)) == {"swish"}
+
+
+def test_nothing_is_followed_when_no_value_is_known() -> None:
+    source = PROCESSORS + """
+    class Attention(nn.Module):
+        def __init__(self, processor):
+            super().__init__()
+            self.processor = processor
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+
+    model = torch.compile(Attention(None))
+    """
+    assert reached(source) == {}
+
+
+def test_method_called_on_self_in_a_base_class_runs_each_subclass_override() -> None:
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Augmentation(nn.Module):
+        def forward(self, x):
+            return self.apply_transform(x)
+
+        def apply_transform(self, x):
+            return x
+
+
+    class Rain(Augmentation):
+        def apply_transform(self, x):
+            print("rain")
+            return x
+
+
+    class Snow(Augmentation):
+        def apply_transform(self, x):
+            print("snow")
+            return x
+
+
+    class Unrelated(nn.Module):
+        def apply_transform(self, x):
+            print("unrelated")
+            return x
+
+
+    model = torch.compile(Rain())
+    """
+    found = reached(source)
+    assert set(found) == {"rain", "snow"}
+    assert found["snow"].region is not None
+    assert "self.apply_transform (Snow.apply_transform)" in found["snow"].region.describe()
