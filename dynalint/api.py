@@ -19,11 +19,9 @@ from dynalint import (
     versions,
 )
 from dynalint.config import Config
-from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
 from dynalint.program import Program, link
 from dynalint.progress import Report
-from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
 
 STDIN = "-"
@@ -324,7 +322,7 @@ def _lint_compiled(
     dependencies = digests.ImportClosure(program, {item.summary.module: item.content for item in parsed})
     settings = digests.settings_key(program, config)
     found: list[list[Finding] | None] = []
-    pending: list[tuple[int, _Parsed, list[type[Rule]], str, str]] = []
+    pending: list[tuple[int, _Parsed, tuple[str, ...], str, str]] = []
     for item in parsed:
         if not item.requested or item.summary.module not in regions:
             continue
@@ -338,8 +336,12 @@ def _lint_compiled(
             pending.append((len(found), item, rules, key, digest))
         found.append(cached)
 
+    if pending:  # LibCST and the rules, only for a run with something to lint
+        from dynalint.engine import lint_module
+
     def lint_one(index: int) -> list[Finding]:
-        _, item, rules, _, _ = pending[index]
+        _, item, codes, _, _ = pending[index]
+        rules = registry.classes(codes)
         deadline = failsafe.Deadline(config.max_file_seconds)
         linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
             lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
@@ -429,14 +431,15 @@ def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:
     )
 
 
-def _rules_for(source: files.SourceFile, config: Config) -> list[type[Rule]]:
+def _rules_for(source: files.SourceFile, config: Config) -> tuple[str, ...]:
+    """The codes of the rules that run on ``source``."""
     ignore = (*config.ignore, *_per_file_ignores(source.display, config))
     torch_version = versions.target(config.target_torch)
-    return [
-        rule
-        for rule in registry.enabled(config.select, config.extend_select, ignore)
-        if versions.in_range(torch_version, rule.torch)
-    ]
+    return tuple(
+        entry.code
+        for entry in registry.enabled_entries(config.select, config.extend_select, ignore)
+        if versions.in_range(torch_version, entry.torch)
+    )
 
 
 def _selected(finding: Finding, config: Config) -> bool:

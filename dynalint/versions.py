@@ -10,7 +10,6 @@ from __future__ import annotations
 import operator
 import re
 from functools import lru_cache
-from importlib import metadata
 
 NEWEST_KNOWN = "2.13"  # the torch the rule pages are proven against
 _CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)\s*$")
@@ -28,6 +27,8 @@ def release(version: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=1)
 def installed_torch() -> str | None:
+    from importlib import metadata  # about 15 ms of imports, for runs that choose rules
+
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:

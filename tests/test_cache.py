@@ -150,6 +150,7 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
     first = findings(tmp_path)
     assert first == [("model.py", 10, "DYN201")]
     import dynalint.api as api
+    import dynalint.engine as engine
 
     def must_not_lint(*args: object, **kwargs: object) -> None:
         raise AssertionError("a file was linted again although nothing changed")
@@ -157,7 +158,7 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
     def must_not_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a file was parsed again although nothing changed")
 
-    monkeypatch.setattr(api, "lint_module", must_not_lint)
+    monkeypatch.setattr(engine, "lint_module", must_not_lint)
     monkeypatch.setattr(api, "_prepare", must_not_parse)
     assert findings(tmp_path) == first
 
