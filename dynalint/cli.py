@@ -146,6 +146,7 @@ def check(
             nearest.ConfigTree(config, overrides, fixed=config_file is not None), paths,
             force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
             use_cache=not no_cache, jobs=jobs or parallel.default_jobs(), progress=bar and bar.update,
+            program_needed=verify,
         )
         result, config = grouped.result, grouped.configs[0]
     except ConfigError as error:  # a sub-project's own config, read when the walk reached it
