@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -207,6 +208,8 @@ def main() -> None:
     parser.add_argument("--foundation", default="be9e1c0", help="commit of the engine to compare with ('' for none)")
     parser.add_argument("--before", default="", help="commit whose dynalint runs the same cases ('' for none)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", help="a regular expression: time only the cases whose name it finds (a loaded "
+                        "machine can then repeat the quick cases more often than the whole-tree ones)")
     parser.add_argument("--diffusers", type=Path, help="an unpacked diffusers package to use (the bench edits one "
                         "file for a moment, so give a copy of your own where others read the shared corpus)")
     parser.add_argument("--corpus", choices=("torch-nn", "diffusers", "all"), default="all")
@@ -223,6 +226,8 @@ def main() -> None:
         for label, locate in chosen.items():
             package = locate()
             found = cases(package, label, foundation, before, Path(scratch))
+            if options.only:
+                found = {name: case for name, case in found.items() if re.search(options.only, name)}
             one = package / ONE_FILE[label]
             original = one.read_text(encoding="utf-8")
             try:
