@@ -15,15 +15,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynalint import (
-    cache, diagnostics, digests, failsafe, files, newsyntax, notebook, overlaps, parallel, registry, suppression,
+    cache, diagnostics, digests, failsafe, files, newsyntax, notebook, overlaps, parallel, registry, snapshot,
+    suppression,
     versions,
 )
 from dynalint.config import Config
-from dynalint.engine import lint_module
 from dynalint.finding import Confidence, Finding, Region
 from dynalint.program import Program, link
 from dynalint.progress import Report
-from dynalint.rule import Rule
 from dynalint.summary import ModuleSummary, summarize
 
 STDIN = "-"
@@ -70,13 +69,16 @@ def lint_paths(
     discovered: files.Discovery | None = None,
     progress: Report | None = None,
     store: cache.Cache | None = None,
+    program_needed: bool = False,
 ) -> LintResult:
     """Lint files and folders (``-`` is standard input, named ``stdin_filename``).
 
     ``discovered``: the files of ``paths`` found already (``nearest.py`` walks once for every config).
     ``progress(stage, done, total)``: told how far the summarize and lint stages are (the CLI's progress line).
 
-    With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``;
+    With ``use_cache``, summaries and findings are kept between runs in ``config.cache_folder``, and a
+    run over files as the last run saw them is answered from it (``snapshot.py``); then the result has
+    no ``program`` and no ``entries``, unless ``program_needed`` (``--verify`` compiles from them).
     ``store`` is a cache the caller keeps instead (the language server's, in memory).
     The cyclic garbage collector is paused for the run: summaries are large graphs of objects that live
     until the end, and the collector's passes over them cost about a tenth of a whole-tree run.
@@ -85,7 +87,7 @@ def lint_paths(
         files.forget_paths()
     with _collector_paused():
         return _lint_paths(paths, config, force_exclude, stdin_text, stdin_filename, use_cache, jobs, discovered,
-                           progress, store)
+                           progress, store, program_needed)
 
 
 @contextlib.contextmanager
@@ -110,8 +112,10 @@ def _lint_paths(
     discovered: files.Discovery | None = None,
     progress: Report | None = None,
     store: cache.Cache | None = None,
+    program_needed: bool = False,
 ) -> LintResult:
     inputs: list[tuple[files.SourceFile, str | Finding]] = []
+    stats: dict[str, snapshot.Stat] = {}  # of the files named, taken before they are read
     notebooks: dict[str, notebook.Notebook] = {}  # by display name: where their findings' lines are
 
     def add(source: files.SourceFile, read: str | notebook.Notebook | Finding) -> None:
@@ -134,12 +138,14 @@ def _lint_paths(
     found = discovered if discovered is not None else files.discover(on_disk, config, force_exclude)
     for path in found.files:
         source = files.source_file(path)
+        stats[str(files.real(path))] = cache.stat_key(path)
         add(source, files.read_file(path, source.display, config.max_file_kb))
     if store is None:
         store = cache.Cache.open(config.cache_folder if use_cache else None)
     # A text read from stdin under a file's name is that file of its project: the project is its context.
     named = [*on_disk, *([stdin_filename] if stdin_filename and STDIN in paths else [])]
-    result = _lint(inputs, config, _project_context(named, inputs, config), store, jobs, progress)
+    context = _project_context(named, inputs, config)
+    result = _answer_from_snapshot(inputs, context, stats, config, store, program_needed, jobs, progress)
     store.save()
     result.skipped = found.skipped
     result.warnings = found.warnings
@@ -163,6 +169,35 @@ def _with_context_notebooks(
         if isinstance(read, notebook.Notebook):
             layouts[filename] = read
     return layouts
+
+
+def _answer_from_snapshot(
+    inputs: Sequence[tuple[files.SourceFile, str | Finding]],
+    context: Sequence[files.SourceFile],
+    stats: dict[str, snapshot.Stat],
+    config: Config,
+    store: cache.Cache,
+    program_needed: bool,
+    jobs: int = 1,
+    progress: Report | None = None,
+) -> LintResult:
+    """The cached answer when the snapshot stands for this run (``snapshot.py``), else the pipeline's."""
+    if store.folder is None:
+        return _lint(inputs, config, context, store, jobs, progress)
+    members = snapshot.members_of([
+        *((str(files.real(source.path)), source, None if source.from_stdin else stats.get(str(files.real(source.path))))
+          for source, _ in inputs),
+        *((str(files.real(source.path)), source, cache.stat_key(source.path)) for source in context),
+    ])
+    key = snapshot.run_key(config)
+    named = {str(files.real(source.path)): text for source, text in inputs}
+    answered = None if program_needed else snapshot.answer(store, key, members, named)
+    if answered is not None:
+        return LintResult(sorted((f for f in answered if _selected(f, config)), key=lambda f: f.sort_key), len(inputs))
+    ledger = snapshot.Ledger()
+    result = _lint(inputs, config, context, store, jobs, progress, ledger)
+    snapshot.record(store, key, members, ledger)
+    return result
 
 
 def _project_context(
@@ -193,10 +228,11 @@ def _lint(
     store: cache.Cache | None = None,
     jobs: int = 1,
     progress: Report | None = None,
+    ledger: snapshot.Ledger | None = None,
 ) -> LintResult:
     # Every stage's walk recurses with the tree: run them where any nesting Python accepts fits.
-    return failsafe.run_deep(
-        lambda: _lint_contained(inputs, config, context, store or cache.Cache(None), jobs, progress))
+    return failsafe.run_deep(lambda: _lint_contained(inputs, config, context, store or cache.Cache(None), jobs,
+                                                     progress, ledger or snapshot.Ledger()))
 
 
 def _lint_contained(
@@ -206,11 +242,16 @@ def _lint_contained(
     store: cache.Cache,
     jobs: int = 1,
     progress: Report | None = None,
+    ledger: snapshot.Ledger | None = None,
 ) -> LintResult:
-    """The pipeline, each stage's work on each file inside ``failsafe.contain``."""
-    parsed, unparsable = _summarize_all(inputs, context, config, store, jobs, _stage(progress, "summarizing"))
+    """The pipeline, each stage's work on each file inside ``failsafe.contain``; what each file came to
+    is noted in ``ledger`` for the snapshot."""
+    ledger = ledger or snapshot.Ledger()
+    parsed, unparsable = _summarize_all(inputs, context, config, store, jobs, _stage(progress, "summarizing"),
+                                        ledger)
     program, unlinkable = _link_contained(parsed, config)
-    linted = _lint_compiled(parsed, program, config, store, jobs, _stage(progress, "linting"))
+    ledger.complete = ledger.complete and not unlinkable
+    linted = _lint_compiled(parsed, program, config, store, jobs, _stage(progress, "linting"), ledger)
     findings = [f for f in (*unparsable, *unlinkable, *linted) if _selected(f, config)]
     return LintResult(
         sorted(findings, key=lambda f: f.sort_key), len(inputs), program, _entry_regions(program, parsed)
@@ -242,6 +283,7 @@ def _summarize_all(
     store: cache.Cache,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    ledger: snapshot.Ledger | None = None,
 ) -> tuple[list[_Parsed], list[Finding]]:
     """Parse and summarize the files asked for and the context files; the diagnostics of those asked for.
 
@@ -250,6 +292,7 @@ def _summarize_all(
     worker processes when there are many; the order of the files, and so every module name, is the
     same either way.
     """
+    ledger = ledger or snapshot.Ledger()
     slots: list[_Parsed | Finding | None] = []
     pending: list[_Pending] = []
     taken: set[str] = set()
@@ -270,8 +313,11 @@ def _summarize_all(
             known = store.summary_by_content(key, content, source.module, source.is_package, source.display)
         else:
             text, content = "", known.content
+        ledger.contents[key] = content
         if known is not None and (not isinstance(known.value, ModuleSummary) or _claim(known.value.module, taken)):
             value = known.value
+            if requested and isinstance(value, Finding):
+                ledger.answers[key] = ("finding", value)
             slots.append(_Parsed(source, text, value, requested, content) if isinstance(value, ModuleSummary)
                          else (value if requested else None))
             continue
@@ -289,6 +335,8 @@ def _summarize_all(
             store.store_summary(str(files.real(item.source.path)), cache.SummaryEntry(
                 item.stat, item.content, item.source.module, item.source.is_package, item.source.display, value
             ))
+            if item.requested and isinstance(value, Finding):
+                ledger.answers[str(files.real(item.source.path))] = ("finding", value)
         if isinstance(value, ModuleSummary):
             slots[item.slot] = _Parsed(item.source, item.text, value, item.requested, item.content)
         elif item.requested:
@@ -318,32 +366,41 @@ def _entry_regions(program: Program, parsed: Sequence[_Parsed]) -> list[Region]:
 def _lint_compiled(
     parsed: Sequence[_Parsed], program: Program, config: Config, store: cache.Cache, jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    ledger: snapshot.Ledger | None = None,
 ) -> list[Finding]:
     """Lint every file asked for that holds compiled code; superseded and suppressed findings dropped.
 
     A file whose findings digest the cache holds is not parsed with LibCST again; the others are
     linted in worker processes when there are many.
     """
+    ledger = ledger or snapshot.Ledger()
     regions = _regions_by_module(program)
     dependencies = digests.ImportClosure(program, {item.summary.module: item.content for item in parsed})
     settings = digests.settings_key(program, config)
     found: list[list[Finding] | None] = []
-    pending: list[tuple[int, _Parsed, list[type[Rule]], str, str]] = []
+    pending: list[tuple[int, _Parsed, tuple[str, ...], str, str]] = []
     for item in parsed:
-        if not item.requested or item.summary.module not in regions:
-            continue
-        rules = _rules_for(item.file, config)
-        if not rules:
+        if not item.requested:
             continue
         key = str(files.real(item.file.path))
+        rules = _rules_for(item.file, config) if item.summary.module in regions else ()
+        if not rules:
+            ledger.answers[key] = ("clean", None)
+            continue
         digest = digests.findings_digest(item, rules, regions[item.summary.module], settings, dependencies)
         cached = store.findings_for(key, digest)
         if cached is None:
             pending.append((len(found), item, rules, key, digest))
+        else:
+            ledger.answers[key] = ("digest", digest)
         found.append(cached)
 
+    if pending:  # LibCST and the rules, only for a run with something to lint
+        from dynalint.engine import lint_module
+
     def lint_one(index: int) -> list[Finding]:
-        _, item, rules, _, _ = pending[index]
+        _, item, codes, _, _ = pending[index]
+        rules = registry.classes(codes)
         deadline = failsafe.Deadline(config.max_file_seconds)
         linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
             lint_module(item.text, item.file.display, item.summary, program, rules, deadline), rules
@@ -358,6 +415,7 @@ def _lint_compiled(
     for (slot, _, _, key, digest), linted in zip(pending, linted_all):
         if not any(f.code in _TRANSIENT for f in linted):
             store.store_findings(key, digest, linted)
+            ledger.answers[key] = ("digest", digest)
         found[slot] = linted
     return [finding for findings in found if findings for finding in findings]
 
@@ -434,14 +492,15 @@ def _per_file_ignores(display: str, config: Config) -> tuple[str, ...]:
     )
 
 
-def _rules_for(source: files.SourceFile, config: Config) -> list[type[Rule]]:
+def _rules_for(source: files.SourceFile, config: Config) -> tuple[str, ...]:
+    """The codes of the rules that run on ``source``."""
     ignore = (*config.ignore, *_per_file_ignores(source.display, config))
     torch_version = versions.target(config.target_torch)
-    return [
-        rule
-        for rule in registry.enabled(config.select, config.extend_select, ignore)
-        if versions.in_range(torch_version, rule.torch)
-    ]
+    return tuple(
+        entry.code
+        for entry in registry.enabled_entries(config.select, config.extend_select, ignore)
+        if versions.in_range(torch_version, entry.torch)
+    )
 
 
 def _selected(finding: Finding, config: Config) -> bool:

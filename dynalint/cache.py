@@ -9,6 +9,8 @@ project root unless ``cache-dir`` says otherwise), one entry per file path:
 - **findings**: the findings of a linted file and the digest they are valid for (``findings_digest``
   in ``api.py``: the file's content, its rules, its compiled regions and why-chains, the Dynamo
   settings, and the content of every module it imports, transitively).
+- **snapshot**: what the last run's program was made of and its answer per file (``snapshot.py``),
+  so that a run over an unchanged tree needs neither the summaries nor a link.
 
 Every entry is also keyed by dynalint's own code (a stat of each of its source files), so an upgrade,
 or an edit in a checkout, never reuses what older code computed. The packs are pickles signed with a
@@ -39,7 +41,7 @@ from typing import Any
 import dynalint
 
 FOLDER_NAME = ".dynalint_cache"
-_PACKS = ("summaries", "findings")
+_PACKS = ("summaries", "findings", "snapshot")
 _SIGNATURE_BYTES = 32
 _MAGIC = b"dynalint-cache-1\n"
 
@@ -82,27 +84,42 @@ class SummaryEntry:
 
 @dataclass
 class Cache:
-    """One run's view of the cache folder; ``folder`` ``None`` is the disabled cache (``--no-cache``)."""
+    """One run's view of the cache folder; ``folder`` ``None`` is the disabled cache (``--no-cache``).
+
+    Each pack is read when the run first asks for it: a run that ``snapshot.py`` answers reads the
+    snapshot and the findings, never the summaries of the whole tree.
+    """
 
     folder: Path | None
     fingerprint: str = ""
-    summaries: dict[str, SummaryEntry] = field(default_factory=dict)
-    findings: dict[str, tuple[str, list]] = field(default_factory=dict)
     memory_only: bool = False  # keeps entries in this process and never saves them
     summarized: int = 0  # summaries handed to ``store_summary``: the files summarized since it was opened
+    _packs: dict[str, dict] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
 
     @classmethod
     def open(cls, folder: Path | None) -> Cache:
-        if folder is None:
-            return cls(None)
-        cache = cls(folder, code_fingerprint())
-        key = _user_key()
-        for name in _PACKS:
-            loaded = _load(folder / f"{name}.pack", key, cache.fingerprint)
-            if isinstance(loaded, dict):
-                setattr(cache, name, loaded)
-        return cache
+        return cls(None) if folder is None else cls(folder, code_fingerprint())
+
+    def pack(self, name: str) -> dict:
+        """The pack ``name`` as loaded (empty when missing, damaged, foreign or disabled)."""
+        if name not in self._packs:
+            loaded = None if self.folder is None else _load(self.folder / f"{name}.pack", _user_key(), self.fingerprint)
+            self._packs[name] = loaded if isinstance(loaded, dict) else {}
+        return self._packs[name]
+
+    def replace_pack(self, name: str, value: dict) -> None:
+        if self._keeps:
+            self._packs[name] = value
+            self._dirty.add(name)
+
+    @property
+    def summaries(self) -> dict[str, SummaryEntry]:
+        return self.pack("summaries")
+
+    @property
+    def findings(self) -> dict[str, tuple[str, list]]:
+        return self.pack("findings")
 
     @classmethod
     def in_memory(cls, seed: Path | None) -> Cache:
@@ -158,7 +175,7 @@ class Cache:
             _mark_folder(self.folder)
             key = _user_key()
             for name in sorted(self._dirty):
-                _write(self.folder / f"{name}.pack", getattr(self, name), key, self.fingerprint)
+                _write(self.folder / f"{name}.pack", self._packs[name], key, self.fingerprint)
         except OSError:
             return
         self._dirty.clear()

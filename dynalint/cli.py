@@ -13,18 +13,22 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from dynalint import __version__, api, cache, catalog, files, listing, nearest, parallel, progress, registry
-from dynalint import add_noqa as noqa_writer
-from dynalint import baseline as findings_baseline
-from dynalint.checks import ALL_RULES
+from dynalint import __version__, listing, progress
 from dynalint.config import Config, ConfigError, load
-from dynalint.diagnostics import ALL_DIAGNOSTICS
 from dynalint.finding import Confidence
 from dynalint.reporters import REPORTERS, Run
 from dynalint.reporters.text import summary
+
+if TYPE_CHECKING:
+    from dynalint import api
+
+# What a command needs is imported when it runs: ``--version`` and ``--help`` import no stage, and a
+# run with no compiled code never imports LibCST or the rules (issue 11, start-up).
+STDIN = "-"  # ``api.STDIN``
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
@@ -34,13 +38,19 @@ class _DefaultToCheck(click.Group):
     """A group whose first argument, when it is not a subcommand, starts ``check``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] in self.commands and args[0] != "check" and files.holds_python(Path(args[0])):
+        if args and args[0] in self.commands and args[0] != "check" and _holds_python(args[0]):
             # The subcommand wins, as it always has; a folder of that name with code in it is one word away.
             click.echo(f"dynalint: hint: `{args[0]}` is a subcommand; to lint the folder use "
                        f"`dynalint check {args[0]}`", err=True)
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+
+def _holds_python(path: str) -> bool:
+    from dynalint import files
+
+    return files.holds_python(Path(path))
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -110,9 +120,11 @@ def check(
     add_noqa: bool,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
-    paths = paths or ((api.STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
+    from dynalint import files, nearest, parallel
+
+    paths = paths or ((STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
     try:
-        start = Path(stdin_filename) if stdin_filename and paths == (api.STDIN,) else Path.cwd()
+        start = Path(stdin_filename) if stdin_filename and paths == (STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())
         overrides: dict[str, object] = dict(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
@@ -123,24 +135,24 @@ def check(
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
     # lexists: a symlink loop or a dangling link is there, and gets its own diagnostic (DYN902).
-    missing = [p for p in paths if p != api.STDIN and not os.path.lexists(p)]
+    missing = [p for p in paths if p != STDIN and not os.path.lexists(p)]
     if missing:
         click.echo(f"dynalint: error: no such file or directory: {missing[0]}", err=True)
         sys.exit(EXIT_ERROR)
-    stdin_text = sys.stdin.buffer.read() if api.STDIN in paths else None
+    stdin_text = sys.stdin.buffer.read() if STDIN in paths else None
     gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
     tree = nearest.ConfigTree(config, overrides, fixed=config_file is not None)
     # --verify observes installed code named on the command line like the project's; with factories,
     # it lints such code only where the factories ran (``verify.verify`` calls ``relint``).
     libraries = files.third_party(paths, config.root) if verify else ()
     deferred = libraries if config.verify_factories else ()
-    static_paths = [p for p in paths if p == api.STDIN or str(Path(p).resolve()) not in deferred]
+    static_paths = [p for p in paths if p == STDIN or str(Path(p).resolve()) not in deferred]
     bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
 
     def lint(named: Sequence[str], shown: Callable[..., object] | None = None) -> nearest.GroupedResult:
         return nearest.lint_paths(tree, named, force_exclude=force_exclude, stdin_text=stdin_text,
                                   stdin_filename=stdin_filename, use_cache=not no_cache,
-                                  jobs=jobs or parallel.default_jobs(), progress=shown)
+                                  jobs=jobs or parallel.default_jobs(), progress=shown, program_needed=verify)
 
     try:
         grouped = lint(static_paths, bar and bar.update)
@@ -169,12 +181,16 @@ def check(
         for warning in result.warnings:
             click.echo(f"dynalint: warning: {warning}", err=True)
     if add_noqa:
+        from dynalint import add_noqa as noqa_writer
+
         added = noqa_writer.add_noqa(result.findings)
         for line in added.left:
             click.echo(f"dynalint: not annotated: {line}", err=True)
         click.echo(f"Added {added.directives} noqa directives to {added.files} files", err=True)
         sys.exit(EXIT_CLEAN)
     if write_baseline is not None:
+        from dynalint import baseline as findings_baseline
+
         written = findings_baseline.write(result.findings, write_baseline)
         click.echo(f"Wrote {written} findings to the baseline {write_baseline}", err=True)
         sys.exit(EXIT_CLEAN)
@@ -203,6 +219,8 @@ def check(
 
 def _without_baseline(findings: list, path: Path, quiet: bool) -> list:
     """The findings a static baseline does not hold; says how many it held and how many are gone."""
+    from dynalint import baseline as findings_baseline
+
     try:
         outcome = findings_baseline.apply(findings, findings_baseline.load(path))
     except findings_baseline.BaselineError as error:
@@ -279,6 +297,8 @@ def _verify(
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
 def clean(config_file: Path | None) -> None:
     """Remove the cache folder of the project (`cache-dir`, else .dynalint_cache in its root)."""
+    from dynalint import cache
+
     try:
         folder = load(config_file, Path.cwd()).cache_folder
     except ConfigError as error:
@@ -294,6 +314,9 @@ def clean(config_file: Path | None) -> None:
 @click.argument("code_or_name")
 def rule(code_or_name: str) -> None:
     """Print the page of a rule, by code (DYN101) or name (tensor-item)."""
+    from dynalint import catalog, registry
+    from dynalint.diagnostics import ALL_DIAGNOSTICS
+
     found = registry.lookup(code_or_name)
     diagnostic = next((d for d in ALL_DIAGNOSTICS if code_or_name.upper() == d.code or code_or_name == d.name), None)
     if found is None and diagnostic is None:
@@ -333,6 +356,8 @@ def server(jobs: int | None) -> None:
 @click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
 def list_rules(output_format: str, coverage: bool) -> None:
     """List every rule: code, name, GB ids, summary (markdown: the table the README points to)."""
+    from dynalint.checks import ALL_RULES
+
     if coverage:
         _print_coverage(output_format)
         return
@@ -342,6 +367,7 @@ def list_rules(output_format: str, coverage: bool) -> None:
 def _print_coverage(output_format: str) -> None:
     """``dynalint rules --coverage``: every GB id of the registry and what dynalint does about it."""
     from dynalint import coverage
+    from dynalint.checks import ALL_RULES
 
     try:
         data = coverage.load_data()

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from dynalint.finding import Region
 from dynalint.program import Program
-from dynalint.rule import Rule
 
 if TYPE_CHECKING:
     from dynalint.api import _Parsed
@@ -125,7 +124,7 @@ def settings_key(program: Program, config: Config) -> str:
 
 def findings_digest(
     item: _Parsed,
-    rules: Sequence[type[Rule]],
+    rule_codes: Sequence[str],
     regions: Sequence[tuple[str, Region]],
     settings: str,
     closure: ImportClosure,
@@ -133,7 +132,7 @@ def findings_digest(
     parts = [
         item.file.display,
         item.content,
-        ",".join(rule.code for rule in rules),
+        ",".join(rule_codes),
         settings,
         repr(sorted(regions, key=lambda pair: pair[0])),
         closure.digest(item.summary.module),

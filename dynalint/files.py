@@ -56,20 +56,33 @@ class SourceFile:
     from_stdin: bool = False  # the text came from stdin: the file on disk under that name may differ
 
 
+# A run asks for the same paths several times (discovery, module names, display names, the cache).
+_resolved: dict[str, Path] = {}  # absolute path -> ``real`` of it
+
+
 def real(path: Path) -> Path:
     """``path`` with symlinks resolved as far as they go (a loop or a dangling link is left as it is)."""
-    return Path(_realpath(os.path.abspath(path)))
-
-
-@lru_cache(maxsize=65536)
-def _realpath(path: str) -> str:
-    # A run asks for the same paths several times (discovery, module names, display names, the cache).
-    return os.path.realpath(path)
+    known = _resolved.get(os.fspath(path))  # keys are absolute and normalized: a relative path never hits
+    if known is not None:
+        return known
+    absolute = os.path.abspath(path)
+    known = _resolved.get(absolute)
+    if known is None:
+        # The walk resolves each folder before its entries: an entry that is no link is its folder's
+        # resolved path plus its name (one lstat, where ``realpath`` takes one per component).
+        folder, name = os.path.split(absolute)
+        above = _resolved.get(folder)
+        if above is not None and name and not os.path.islink(absolute):
+            known = above / name
+        else:
+            known = Path(os.path.realpath(absolute))
+        _resolved[absolute] = known
+    return known
 
 
 def forget_paths() -> None:
     """Start a run without what earlier runs in this process learnt about the file system."""
-    _realpath.cache_clear()
+    _resolved.clear()
     _packages_above.cache_clear()
     gitignore.forget()
 
@@ -95,7 +108,11 @@ def is_excluded(path: Path, config: Config, base: Path | None = None, parents_ch
     if relative is None:
         # Outside the project: folder names above it are none of our business, only the file's own.
         anchor, relative = real(path).parent, path.name
-    parts = Path(relative).parts
+    parts = relative.split("/") if relative not in ("", ".") else []
+    whole, folder, part = _any_glob((*DEFAULT_EXCLUDE, *configured))
+    if not (whole(relative) or folder(relative)
+            or any(part(name) for name in (parts[-1:] if parents_checked else parts))):
+        return False  # no pattern matches anything below: what every kept file of a walk costs
 
     def matches(pattern: str, index: int) -> bool:
         """The match stands unless it is a built-in artefact name on a folder that is a package."""
@@ -115,9 +132,26 @@ def is_excluded(path: Path, config: Config, base: Path | None = None, parents_ch
     return False
 
 
+@lru_cache(maxsize=None)
+def _any_glob(patterns: tuple[str, ...]) -> tuple[Callable[[str], object], ...]:
+    """Matchers of the union of ``patterns``: on a whole relative path, as ``pattern/*``, on one name.
+    When none matches, no single pattern can (``is_excluded``'s quick answer)."""
+    union = "|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)
+    below = "|".join(f"(?:{fnmatch.translate(p.rstrip('/') + '/*')})" for p in patterns)
+    return re.compile(union).match, re.compile(below).match, re.compile(union).match
+
+
 def _below(path: Path, base: Path) -> str | None:
+    """``real(path)`` relative to ``base``, in ``/`` form; ``None`` when it is not below it."""
+    resolved = real(path)
+    if os.name == "posix":  # the same answer as ``relative_to``, without pathlib's cost per call
+        inside, anchor = os.fspath(resolved), os.fspath(base)
+        if inside == anchor:
+            return "."
+        prefix = anchor if anchor.endswith("/") else anchor + "/"
+        return inside[len(prefix):] if inside.startswith(prefix) else None
     try:
-        return real(path).relative_to(base).as_posix()
+        return resolved.relative_to(base).as_posix()
     except ValueError:
         return None
 
@@ -251,10 +285,8 @@ def holds_python(folder: Path) -> bool:
 
 def display_name(path: Path) -> str:
     """``path`` relative to the working directory when it is below it (as users typed it), else as is."""
-    try:
-        return real(path).relative_to(real(Path.cwd())).as_posix()
-    except ValueError:
-        return path.as_posix()
+    below = _below(path, real(Path(os.getcwd())))
+    return path.as_posix() if below is None else below
 
 
 INSTALLED = ("site-packages", "dist-packages")  # a folder of these names holds installed packages

@@ -21,8 +21,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 @lru_cache(maxsize=4096)
@@ -42,7 +44,11 @@ def _spec(folder: Path, name: str = ".gitignore") -> pathspec.GitIgnoreSpec | No
             lines = stream.read().splitlines()
     except OSError:  # absent, a folder, no permission: git would not read it either
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    import pathspec  # about 20 ms: only for trees that have .gitignore files
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _verdict(spec: pathspec.GitIgnoreSpec | None, relative: str) -> bool | None:

@@ -10,7 +10,8 @@ and the region provider (LibCST: findings under such a guard are not reported). 
 
 ``is_compiling()`` may also be read through a local name (``compiling = torch.compiler.is_compiling()``).
 The decision is written once; ``AST`` and ``CST`` are the two readers that show it a tree's ``not``,
-``and`` / ``or`` and ``if`` statements.
+``and`` / ``or`` and ``if`` statements. ``CST`` is built on first use: the summarize stage needs no LibCST,
+and a run with no compiled code never imports it.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import ast
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
-
-import libcst as cst
 
 
 class Untraced(enum.Enum):
@@ -79,25 +79,33 @@ AST = Syntax(
 )
 
 
-def _cst_conjunction(test: cst.BaseExpression) -> tuple[bool, list[cst.BaseExpression]] | None:
-    if not isinstance(test, cst.BooleanOperation):
-        return None
-    return isinstance(test.operator, cst.And), [test.left, test.right]
+def __getattr__(name: str) -> Syntax:
+    if name == "CST":
+        return _cst_reader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _cst_body_exits(statement: cst.If) -> bool:
-    block = statement.body
-    last = block.body[-1] if block.body else None
-    if isinstance(last, cst.SimpleStatementLine):  # an indented block's last line
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise))
+@lru_cache(maxsize=1)
+def _cst_reader() -> Syntax:
+    import libcst as cst
 
+    def conjunction(test: cst.BaseExpression) -> tuple[bool, list[cst.BaseExpression]] | None:
+        if not isinstance(test, cst.BooleanOperation):
+            return None
+        return isinstance(test.operator, cst.And), [test.left, test.right]
 
-CST = Syntax(
-    negated=lambda test: (
-        test.expression if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) else None
-    ),
-    conjunction=_cst_conjunction,
-    if_test=lambda statement: statement.test if isinstance(statement, cst.If) else None,
-    body_exits=_cst_body_exits,
-)
+    def body_exits(statement: cst.If) -> bool:
+        block = statement.body
+        last = block.body[-1] if block.body else None
+        if isinstance(last, cst.SimpleStatementLine):  # an indented block's last line
+            last = last.body[-1] if last.body else None
+        return isinstance(last, (cst.Return, cst.Raise))
+
+    return Syntax(
+        negated=lambda test: (
+            test.expression if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) else None
+        ),
+        conjunction=conjunction,
+        if_test=lambda statement: statement.test if isinstance(statement, cst.If) else None,
+        body_exits=body_exits,
+    )

@@ -12,8 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from typing import TYPE_CHECKING
+
 from dynalint import catalog
-from dynalint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.rule import Rule
 
 # What a hazard rule causes instead of a graph break, shown where GB ids would be.
 HAZARD_EFFECTS = {"recompile": "recompiles", "stale-value": "stale value", "rank-divergence": "ranks diverge"}

@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:
+    import libcst as cst
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -48,20 +50,22 @@ class ImportTable:
 def dotted_name(node: cst.BaseExpression | ast.expr) -> str | None:
     """``a.b.c`` for a chain of ``Name`` / ``Attribute`` nodes of either tree (LibCST or ``ast``), else ``None``."""
     parts: list[str] = []
-    while True:
-        if isinstance(node, cst.Attribute):
-            parts.append(node.attr.value)
-        elif isinstance(node, ast.Attribute):
+    if isinstance(node, ast.AST):  # the summary stage: no LibCST needed, nor imported
+        while isinstance(node, ast.Attribute):
             parts.append(node.attr)
-        else:
-            break
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-    elif isinstance(node, ast.Name):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
         parts.append(node.id)
-    else:
+        return ".".join(reversed(parts))
+    import libcst as cst  # loaded already: the node came from it
+
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
         return None
+    parts.append(node.value)
     return ".".join(reversed(parts))
 
 

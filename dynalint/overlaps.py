@@ -9,9 +9,12 @@ independent: each reports its own pattern in full, and selecting only the weaker
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dynalint.finding import Finding
-from dynalint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.rule import Rule
 
 
 def superseded_by(rules: Sequence[type[Rule]]) -> dict[str, frozenset[str]]:

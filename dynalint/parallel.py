@@ -16,8 +16,6 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -67,6 +65,9 @@ def _batches(count: int, pieces: int) -> list[tuple[int, int]]:
 def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[int, Any],
                  tell: Callable[[int], None]) -> list[int]:
     """Fill ``results`` from the batches; the indices of batches whose worker died."""
+    from concurrent.futures import ProcessPoolExecutor  # imported by runs big enough to use workers
+    from concurrent.futures.process import BrokenProcessPool
+
     failed: list[int] = []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts) as pool:
         futures = [pool.submit(_run_batch, start, stop) for start, stop in batches]

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 
 from dynalint.finding import Confidence, Region
+from dynalint.registry import DOCS_URL
 
 if TYPE_CHECKING:
     from dynalint.regions import LintContext
-
-DOCS_URL = "https://github.com/dynalint/dynalint/blob/main/rules/{code}-{name}.md"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ never imports torch. Ranges are the small subset of PEP 440 that rule metadata u
 from __future__ import annotations
 
 import operator
+import os
 import re
+import sys
 from functools import lru_cache
-from importlib import metadata
 
 NEWEST_KNOWN = "2.13"  # the torch the rule pages are proven against
 _CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)\s*$")
@@ -28,6 +29,18 @@ def release(version: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=1)
 def installed_torch() -> str | None:
+    """The version in the name of the first ``torch-*.dist-info`` folder on ``sys.path`` (where
+    ``importlib.metadata`` would find it, without its 20 ms of imports); else what the metadata says."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("torch-") and name.endswith(".dist-info"):
+                return name[len("torch-"):-len(".dist-info")]
+    from importlib import metadata
+
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:

@@ -150,6 +150,7 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
     first = findings(tmp_path)
     assert first == [("model.py", 10, "DYN201")]
     import dynalint.api as api
+    import dynalint.engine as engine
 
     def must_not_lint(*args: object, **kwargs: object) -> None:
         raise AssertionError("a file was linted again although nothing changed")
@@ -157,7 +158,7 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
     def must_not_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a file was parsed again although nothing changed")
 
-    monkeypatch.setattr(api, "lint_module", must_not_lint)
+    monkeypatch.setattr(engine, "lint_module", must_not_lint)
     monkeypatch.setattr(api, "_prepare", must_not_parse)
     assert findings(tmp_path) == first
 
@@ -295,3 +296,42 @@ def test_stdin_under_a_name_is_that_file_of_its_project_and_leaves_the_cache_tru
         ("pkg/helpers.py", 2, "DYN201")
     ]
     assert findings(tmp_path) == []  # the file on disk has no print, whatever the cache saw from stdin
+
+
+STAGED = {**PROJECT, "pkg/helpers.py": "def fast(x):\n    print(x)\n    return x * 2\n"}
+
+
+def test_an_unchanged_tree_answers_a_named_file_without_summaries_or_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-commit case: one file named, nothing changed since the last run (``snapshot.py``)."""
+    write(tmp_path, STAGED)
+    expected = findings(tmp_path, "pkg/helpers.py", use_cache=False)
+    assert expected == [("helpers.py", 2, "DYN201")]
+    assert findings(tmp_path, "pkg/helpers.py") == expected
+    import dynalint.api as api
+
+    loaded: list[str] = []
+    real_load = cache._load
+    monkeypatch.setattr(cache, "_load", lambda path, *rest: loaded.append(path.name) or real_load(path, *rest))
+    monkeypatch.setattr(api, "link", lambda *args, **kwargs: pytest.fail("the program was linked again"))
+    assert findings(tmp_path, "pkg/helpers.py") == expected
+    assert "summaries.pack" not in loaded and "snapshot.pack" in loaded
+
+
+@pytest.mark.parametrize("change", ["a file added", "a file removed", "other settings"])
+def test_a_snapshot_never_stands_for_a_changed_tree_or_other_settings(tmp_path: Path, change: str) -> None:
+    write(tmp_path, STAGED)
+    assert findings(tmp_path, "pkg/helpers.py") == [("helpers.py", 2, "DYN201")]
+    config = None
+    if change == "a file added":  # compiles nothing new, but the tree is another one: the file is linted again
+        write(tmp_path, {"pkg/extra.py": "import torch\n\n\n@torch.compile\ndef g(x):\n    return x\n"})
+    elif change == "a file removed":  # the only caller goes: the helper is not compiled any more
+        (tmp_path / "pkg" / "model.py").unlink()
+    else:
+        config = load(None, tmp_path).with_overrides(ignore=("DYN201",))
+    config = config or load(None, tmp_path)
+    fresh = lint_paths([str(tmp_path / "pkg/helpers.py")], config, use_cache=False).findings
+    warm = lint_paths([str(tmp_path / "pkg/helpers.py")], config, use_cache=True).findings
+    assert warm == fresh
+    assert bool(fresh) == (change == "a file added")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from dynalint import api, files
+from dynalint import api, engine, files
 from dynalint.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,20 +161,21 @@ def test_a_stage_that_raises_on_one_file_costs_that_file_one_diagnostic(
     (tmp_path / "good.py").write_text(COMPILED_PRINT, encoding="utf-8")
     (tmp_path / "cursed.py").write_text(COMPILED_PRINT, encoding="utf-8")
 
-    # Each stage's function, and where its arguments name the file(s) it works on.
-    target, files_of = {
-        "summarize": ("summarize", lambda args: [args[1]]),
-        "link": ("link", lambda args: [summary.path for summary in args[0]]),
-        "lint": ("lint_module", lambda args: [args[1]]),
+    # Each stage's function (the lint stage's is imported by api when a run has something to lint),
+    # and where its arguments name the file(s) it works on.
+    module, target, files_of = {
+        "summarize": (api, "summarize", lambda args: [args[1]]),
+        "link": (api, "link", lambda args: [summary.path for summary in args[0]]),
+        "lint": (engine, "lint_module", lambda args: [args[1]]),
     }[stage]
-    real = getattr(api, target)
+    real = getattr(module, target)
 
     def cursed(*args, **kwargs):  # the stage raises whenever its work includes one file
         if any("cursed" in name for name in files_of(args)):
             raise ValueError("boom")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(api, target, cursed)
+    monkeypatch.setattr(module, target, cursed)
     findings = api.lint_paths([str(tmp_path)], Config(root=tmp_path)).findings
     codes = {(Path(f.filename).name, f.code) for f in findings}
     assert codes == {("good.py", "DYN201"), ("cursed.py", "DYN903")}

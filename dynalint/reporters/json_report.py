@@ -16,7 +16,6 @@ from dynalint.reporters.run import Run
 
 def as_dict(finding: Finding) -> dict[str, object]:
     """The finding as one JSON object (the README's field table)."""
-    rule = registry.BY_CODE.get(finding.code)
     region = finding.region
     return {
         "code": finding.code,
@@ -28,7 +27,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
         "end_location": {"row": finding.end.line, "column": finding.end.column},
         "fix": None,
         "noqa_row": finding.start.line,
-        "url": rule.url() if rule else None,
+        "url": registry.docs_url(finding.code),
         "severity": "error",
         "help": finding.help,
         "confidence": finding.confidence.value,

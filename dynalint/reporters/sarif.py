@@ -20,7 +20,6 @@ from typing import TextIO
 from urllib.parse import quote
 
 from dynalint import __version__, catalog
-from dynalint.checks import ALL_RULES
 from dynalint.diagnostics import ALL_DIAGNOSTICS
 from dynalint.finding import Confidence, Finding
 from dynalint.fingerprint import fingerprints
@@ -34,6 +33,8 @@ FINGERPRINT_KEY = "dynalint/v1"
 
 def rule_descriptors() -> list[dict[str, object]]:
     """``reportingDescriptor`` objects: the rules in catalogue order, then the DYN9xx diagnostics."""
+    from dynalint.checks import ALL_RULES  # the rule classes (and LibCST) only when a SARIF log is written
+
     pages = catalog.load_pages()
     descriptors = []
     for rule in ALL_RULES:
