@@ -174,6 +174,9 @@ PASSTHROUGH_BUILTINS = frozenset(
     {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
      "builtins.tuple", "builtins.sorted", "builtins.reversed"}
 )
+# Builtins that turn a tensor into a Python sequence of its rows (0-d tensors for a 1-d tensor): the
+# sequence is no tensor (``0 in list(t)`` compares item by item and does not break), its items are.
+SPLITTING_BUILTINS = frozenset({"builtins.list", "builtins.tuple"})
 CONST_BUILTINS = frozenset(
     {"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.str", "builtins.type",
      "builtins.id", "builtins.repr", "builtins.issubclass", "builtins.getattr"}

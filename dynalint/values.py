@@ -19,7 +19,7 @@ import libcst as cst
 from dynalint.kinds import Kind, ValueType
 from dynalint.names import ImportTable, dotted_name
 from dynalint.torchapi import (
-    CONST_BUILTINS, DATA_CONVERSIONS, DATA_METHODS, META_ATTRIBUTES, META_METHODS, PASSTHROUGH_BUILTINS, REDUCTIONS,
+    CONST_BUILTINS, DATA_CONVERSIONS, SPLITTING_BUILTINS, DATA_METHODS, META_ATTRIBUTES, META_METHODS, PASSTHROUGH_BUILTINS, REDUCTIONS,
     TENSOR_ATTRIBUTES, TorchResult, torch_result,
 )
 
@@ -119,11 +119,20 @@ class ValueScope:
         or tuple, or a call of a function of the tree annotated to return one."""
         if isinstance(node, cst.Name):
             return self.structures.get(node.value)
+        if isinstance(node, cst.Call) and node.args and self._splits_a_tensor(node):
+            return ValueType(Kind.UNKNOWN, item=self.kind(node.args[0].value))
         if isinstance(node, cst.Call) and self.call_type is not None:
             found = self.call_type(node)
             if found is not None and (found.item is not Kind.UNKNOWN or found.elements is not None):
                 return found
         return None
+
+    def _splits_a_tensor(self, node: cst.Call) -> bool:
+        """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
+        dotted = dotted_name(node.func)
+        if dotted is None or dotted.split(".")[0] in self.env:
+            return False
+        return self.imports.resolve(dotted) in SPLITTING_BUILTINS and self.kind(node.args[0].value).is_tensor_like
 
     # -- queries ------------------------------------------------------------------------------
     def kind(self, node: cst.BaseExpression) -> Kind:
@@ -204,6 +213,8 @@ class ValueScope:
             return Kind.DATA if arg.is_data_dependent else (Kind.UNKNOWN if arg is Kind.INPUT else arg)
         if resolved == "builtins.len":
             return Kind.META if args and (args[0].is_tensor_like or args[0] in (Kind.META, Kind.INPUT)) else Kind.UNKNOWN
+        if resolved in SPLITTING_BUILTINS and args and args[0].is_tensor_like:
+            return Kind.UNKNOWN  # a Python list of 0-d tensors: ``structure`` gives its items
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
         if resolved in CONST_BUILTINS:

@@ -196,6 +196,25 @@ def test_isinstance_tensor_on_a_shape_value_does_not_make_it_a_tensor() -> None:
     assert lint_one(body, "DYN109") == []
 
 
+def test_a_slice_of_a_tensor_given_as_a_size_is_not_a_data_dependent_size() -> None:
+    # diffusers' ``mask.new_ones((hidden_states[:2]))``: a TypeError eager and compiled (measured), not a break;
+    # a 0-d tensor read from the same tensor is one.
+    body = "a = x.new_ones((x[:2]))\nb = x.new_ones(x[0].sum())\n"
+    assert [f.start.line for f in lint_one(body, "DYN109")] == [6]
+
+
+def test_a_list_made_of_a_tensor_is_a_sequence_of_tensors_not_a_tensor() -> None:
+    # MONAI's ``id_list = list(torch.unique(t))`` then ``if 0 not in id_list``: Python compares item by item
+    # and Dynamo 2.13 does not break there (measured); branching on an item, or membership in the tensor, does.
+    body = (
+        "ids = list(x)\n"
+        "if 0 not in ids:\n    x = x + 1\n"
+        "for i in ids:\n    if i > 0:\n        x = x * 2\n"
+        "if 0 in x:\n    x = x - 1\n"
+    )
+    assert [f.start.line for f in lint_one(body, "DYN102")] == [9, 11]
+
+
 def test_item_of_a_shape_value_stays_a_shape_value() -> None:
     body = (
         "factor = 1.0 + 1.0 * (x.size(0) > 1)\n"

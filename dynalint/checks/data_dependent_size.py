@@ -4,7 +4,9 @@ A factory (``torch.arange(n)``, ``torch.zeros(n, 2)``, ``x.new_full((n,), v)``) 
 (``x.view(n, -1)``) given a tensor where it needs an int reads the tensor's value as a size. The places
 that take sizes are data in ``torchapi`` (``SIZED_FACTORIES``, ``SIZED_METHODS``); only a tensor in one
 of them is reported, never a tensor passed as a value (``torch.full((3,), t)``). A size read with
-``int(t)`` first is DYN104's break, not this one: after it the size is a Python int.
+``int(t)`` first is DYN104's break, not this one: after it the size is a Python int. A slice of a tensor
+(``x.new_ones(h[:2])``, a typo for ``h.shape[:2]``) is never a 0-d size: torch raises ``TypeError`` there,
+eager or compiled, and Dynamo does not break, so it is not reported.
 """
 
 from __future__ import annotations
@@ -40,7 +42,12 @@ class DataDependentSize(Rule):
         sizes = [a.value for index, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
                  if positions is None or index in positions]
         sizes += [a.value for a in node.args if a.keyword is not None and a.keyword.value in keywords]
-        kinds = [self.context.kind(size) for size in sizes]
+        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size)]
         tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
         if tensor_kinds:
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)
+
+
+def _is_slice(size: cst.BaseExpression) -> bool:
+    """``t[a:b]``: a tensor of one or more dimensions, which no size argument accepts."""
+    return isinstance(size, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in size.slice)
