@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from dynalint import typehints
@@ -488,14 +488,30 @@ class _Summarizer(ast.NodeVisitor):
 
 
 def returns_compile_guard(function: ast.FunctionDef | ast.AsyncFunctionDef, is_compiling: Callable[[ast.expr], bool]) -> bool:
-    """Whether every ``return`` of ``function`` gives ``is_compiling()``, alone or ``or``-ed with other tests."""
-    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
-    return bool(returns) and all(
-        r.value is not None and (is_compiling(r.value) or (
-            isinstance(r.value, ast.BoolOp) and isinstance(r.value.op, ast.Or) and any(map(is_compiling, r.value.values))
-        ))
-        for r in returns
-    )
+    """Whether every ``return`` of ``function`` gives ``is_compiling()``, alone or ``or``-ed with other tests.
+
+    Runs for every function of the tree, so it reads statements only, stops at the first other
+    ``return``, and skips nested definitions (their returns are not this function's)."""
+    found = False
+    for returned in _returns(function.body):
+        value = returned.value
+        if value is None or not (is_compiling(value) or (
+            isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and any(map(is_compiling, value.values))
+        )):
+            return False
+        found = True
+    return found
+
+
+def _returns(statements: list[ast.stmt]) -> Iterator[ast.Return]:
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement
+        elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _returns(getattr(statement, block, []))
+            for inner in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                yield from _returns(inner.body)
 
 
 def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr], bool]) -> set[str]:

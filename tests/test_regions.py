@@ -411,6 +411,24 @@ def test_compile_guards_the_project_wrote(tmp_path) -> None:
     assert lint_paths([str(tmp_path)], Config()).findings == []
 
 
+def test_a_guard_returned_by_a_nested_function_does_not_make_its_owner_a_guard() -> None:
+    source = textwrap.dedent("""
+        import torch
+
+        def make_guard():
+            def inner():
+                return torch.compiler.is_compiling()
+            inner()
+
+        @torch.compile
+        def f(x, mask: torch.Tensor):
+            if not make_guard() and torch.all(mask == 1):
+                x = x + 1
+            return x
+    """)
+    assert [f.start.line for f in lint_source(source, "case.py", Config(select=("DYN102",)))] == [11]
+
+
 def test_data_test_under_a_static_test_is_likely_and_says_when() -> None:
     source = textwrap.dedent("""
         import torch
