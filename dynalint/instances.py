@@ -59,6 +59,13 @@ def enclosing_class(context: LintContext) -> str | None:
     return context.summary.qualify(owner)
 
 
+def holds_module_container(context: LintContext, attr: str) -> bool:
+    """``self.<attr>`` is an ``nn.ModuleList`` / ``nn.Sequential`` built in ``__init__`` (of the class or a base)."""
+    owner = enclosing_class(context)
+    held = context.program.attribute_types(owner).get(attr) if owner else None
+    return held is not None and held.is_container
+
+
 def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
     """``self`` in an ``nn.Module`` method, ``self.<layer>``, or a module-level ``NAME = SomeModule(...)``."""
     if _is_self(node):

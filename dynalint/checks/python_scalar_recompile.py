@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.finding import Confidence
-from dynalint.instances import enclosing_class
+from dynalint.instances import holds_module_container
 from dynalint.rule import Rule
 from dynalint.syntax import descendants, names_read
 
@@ -84,7 +84,7 @@ class PythonScalarRecompile(Rule):
             return
         value = node.value
         if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self" \
-                and self._module_container(value.attr.value):
+                and holds_module_container(self.context, value.attr.value):
             for element in node.slice:
                 if isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.BaseString):
                     continue  # ``self.heads[f"{size}"]``: a key per configured size, not per step
@@ -105,12 +105,6 @@ class PythonScalarRecompile(Rule):
     def _report(self, node: cst.CSTNode, name: str, use: str) -> None:
         kind, confidence = self._scalars[name]
         self.report(node, confidence=confidence, type=kind, param=name, use=use)
-
-    def _module_container(self, attr: str) -> bool:
-        """``self.<attr>`` is an ``nn.ModuleList`` / ``nn.Sequential`` built in ``__init__`` (of the class or a base)."""
-        cls = enclosing_class(self.context)
-        held = self.context.program.attribute_types(cls).get(attr) if cls else None
-        return held is not None and held.is_container
 
     def _entry_scalars(self, node: cst.FunctionDef) -> dict[str, tuple[str, Confidence]]:
         """The ``int`` / ``float`` parameters of the compiled entry function, if ``node`` is one."""

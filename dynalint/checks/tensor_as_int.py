@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.instances import constructed_by, enclosing_class
+from dynalint.instances import constructed_by, holds_module_container
 from dynalint.names import dotted_name
 from dynalint.rule import Rule
 
@@ -78,11 +78,9 @@ class TensorAsInt(Rule):
         return isinstance(node, cst.Name) and node.value in self._sequences[-1]
 
     def _is_module_container(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-            owner = enclosing_class(self.context)
-            held = self.context.program.attribute_types(owner).get(node.attr.value) if owner else None
-            if held is not None and held.is_container:
-                return True
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                and holds_module_container(self.context, node.attr.value):
+            return True
         return isinstance(node, (cst.Name, cst.Attribute)) and constructed_by(self.context, node) in INDEXED_CONTAINERS
 
     def _is_sequence_value(self, node: cst.BaseExpression) -> bool:
