@@ -60,21 +60,30 @@ class _Walker:
         for rule in rules:
             for name in _visitor_names(type(rule)):
                 self._visitors.setdefault(name, []).append((rule, getattr(rule, name)))
+        # node type -> (its visit_ callbacks, its leave_ callbacks): the names are formed once per type.
+        self._by_type: dict[type, tuple[Sequence[tuple[Rule, VisitorMethod]], Sequence[tuple[Rule, VisitorMethod]]]] = {}
 
     def walk(self, node: cst.CSTNode) -> None:
         context = self.context
         context.enter(node)
-        type_name = type(node).__name__
-        if context.region is not None:
-            self._call(f"visit_{type_name}", node)
+        node_type = type(node)
+        callbacks = self._by_type.get(node_type)
+        if callbacks is None:
+            name = node_type.__name__
+            callbacks = self._by_type[node_type] = (
+                self._visitors.get(f"visit_{name}", ()), self._visitors.get(f"leave_{name}", ())
+            )
+        visits, leaves = callbacks
+        if visits and context.region is not None:
+            self._call(visits, node)
         for child in children(node):
             self.walk(child)
-        if context.region is not None:
-            self._call(f"leave_{type_name}", node)
+        if leaves and context.region is not None:
+            self._call(leaves, node)
         context.leave(node)
 
-    def _call(self, method_name: str, node: cst.CSTNode) -> None:
-        for rule, method in self._visitors.get(method_name, ()):
+    def _call(self, callbacks: Sequence[tuple[Rule, VisitorMethod]], node: cst.CSTNode) -> None:
+        for rule, method in callbacks:
             if type(rule) in self.failures:
                 continue
             try:

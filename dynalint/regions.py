@@ -120,63 +120,71 @@ class LintContext:
 
     # -- what the engine drives -----------------------------------------------------------------
     def enter(self, node: cst.CSTNode) -> None:
+        # Called for every node: exact type tests (LibCST's node classes are ABCs, whose ``isinstance``
+        # runs a Python-level hook, and none of these is subclassed), and the id lookups only when
+        # their tables hold anything.
+        node_type = type(node)
         top = self._stack[-1]
-        if isinstance(node, cst.ClassDef):
+        if node_type is cst.ClassDef:
             qualname = _join(top.qualname, node.name.value)
             self._stack.append(_Frame("class", qualname, top.function, None, top.values))
-        elif isinstance(node, cst.FunctionDef):
+        elif node_type is cst.FunctionDef:
             self._enter_function(node, top)
-        elif id(node) in self._uncompiled_blocks:
+        elif self._uncompiled_blocks and id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
-        if isinstance(node, cst.BooleanOperation) and self.never_evaluated(node):
+        if node_type is cst.BooleanOperation and self.never_evaluated(node):
             self._uncompiled_blocks.add(id(node.right))
-        if id(node) in self._narrowed:
+        if self._narrowed and id(node) in self._narrowed:
             name, kind = self._narrowed[id(node)]
             self._saved[id(node)] = self.values.env.get(name)
             self.values.env[name] = kind
-        if isinstance(node, cst.If):
+        if node_type is cst.If:
             self._mark_uncompiled_branch(node)
             self._narrow(node)
             self._branches[id(node)] = (dict(self.values.env), None)
             self._body_of[id(node.body)] = id(node)
-        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+        elif node_type is cst.IndentedBlock or node_type is cst.Module:
             after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
-        elif isinstance(node, cst.For):
+        elif node_type is cst.For:
             iterated = self.values.kind(node.iter)
             structure = self.values.structure(node.iter)  # ``for t in tensors`` with ``tensors: List[Tensor]``
             item = structure.element(None) if structure is not None else Kind.UNKNOWN
             self.values.bind(node.target, None, iterated if iterated.is_tensor_like else item)
-        elif isinstance(node, cst.CompFor):
+        elif node_type is cst.CompFor:
             self.values.bind(node.target, None, Kind.UNKNOWN)
 
     def leave(self, node: cst.CSTNode) -> None:
-        if id(node) in self._narrowed:
+        node_type = type(node)
+        if self._narrowed and id(node) in self._narrowed:
             name, _ = self._narrowed.pop(id(node))
             previous = self._saved.pop(id(node))
             if previous is None:
                 self.values.env.pop(name, None)
             else:
                 self.values.env[name] = previous
-        if id(node) in self._body_of:
+        if self._body_of and id(node) in self._body_of:
             self._end_of_body(self._body_of.pop(id(node)))
-        elif id(node) in self._branches:
+        elif node_type is cst.If and id(node) in self._branches:
             self._join_branches(self._branches.pop(id(node)))
-        if isinstance(node, (cst.ClassDef, cst.FunctionDef)) or id(node) in self._uncompiled_blocks:
+        if (node_type is cst.ClassDef or node_type is cst.FunctionDef
+                or (self._uncompiled_blocks and id(node) in self._uncompiled_blocks)):
             self._stack.pop()
-        elif isinstance(node, cst.Assign):
+        elif node_type is cst.Assign:
             for target in node.targets:
                 self.values.bind(target.target, node.value)
-                if isinstance(target.target, cst.Name) and self.is_compiling_check(node.value):
+                if type(target.target) is cst.Name and self.is_compiling_check(node.value):
                     self._compiling_names.add(target.target.value)
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        elif node_type is cst.AnnAssign:
+            if node.value is not None:
+                self.values.bind(node.target, node.value)
+        elif node_type is cst.AugAssign:
+            if type(node.target) is cst.Name:
+                combined = max(self.values.kind(node.target), self.values.kind(node.value))
+                self.values.bind(node.target, None, combined)
+        elif node_type is cst.NamedExpr:
             self.values.bind(node.target, node.value)
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            combined = max(self.values.kind(node.target), self.values.kind(node.value))
-            self.values.bind(node.target, None, combined)
-        elif isinstance(node, cst.NamedExpr):
-            self.values.bind(node.target, node.value)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        elif node_type is cst.WithItem and node.asname is not None:
             self.values.bind(node.asname.name, None, Kind.UNKNOWN)
 
     def _end_of_body(self, statement: int) -> None:

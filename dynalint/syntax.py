@@ -33,16 +33,29 @@ def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     )
 
 
+def _is_node_type(value_type: type) -> bool:
+    """Whether values of this type are LibCST nodes: one dict lookup per type instead of an ABC
+    ``isinstance`` (LibCST's node classes are ABCs, whose check runs a Python-level hook) per value."""
+    known = _NODE_TYPES.get(value_type)
+    if known is None:
+        known = _NODE_TYPES[value_type] = issubclass(value_type, cst.CSTNode)
+    return known
+
+
+_NODE_TYPES: dict[type, bool] = {tuple: False, list: False, str: False, type(None): False}
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The node's children that hold code, in source order."""
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _is_node_type(type(item)):
                     yield item
+        elif _is_node_type(value_type):
+            yield value
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
