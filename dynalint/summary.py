@@ -189,6 +189,7 @@ class _Summarizer(ast.NodeVisitor):
         self.is_package = is_package
         self.imports = summary.imports
         self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
+        self._current: tuple[int, FunctionSummary | None] | None = None  # (scope depth, innermost function)
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
         self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
@@ -255,6 +256,22 @@ class _Summarizer(ast.NodeVisitor):
         return None
 
     def _current_function(self) -> FunctionSummary | None:
+        # Asked at every call and assignment: answered once per scope (``_push`` / ``_pop`` forget it).
+        if self._current is not None and self._current[0] == len(self.scopes):
+            return self._current[1]
+        found = self._innermost_function()
+        self._current = (len(self.scopes), found)
+        return found
+
+    def _push(self, scope: tuple[str, str]) -> None:
+        self.scopes.append(scope)
+        self._current = None
+
+    def _pop(self) -> None:
+        self.scopes.pop()
+        self._current = None
+
+    def _innermost_function(self) -> FunctionSummary | None:
         for index in range(len(self.scopes) - 1, -1, -1):
             if self.scopes[index][0] == "function":
                 return self.summary.functions.get(".".join(n for _, n in self.scopes[: index + 1]))
@@ -269,9 +286,9 @@ class _Summarizer(ast.NodeVisitor):
         bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
         self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
         self.summary.classes[qualname].decorators = dispatch.decorators(node)
-        self.scopes.append(("class", node.name))
+        self._push(("class", node.name))
         self.generic_visit(node)
-        self.scopes.pop()
+        self._pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         qualname = self._qualname(node.name)
@@ -297,13 +314,13 @@ class _Summarizer(ast.NodeVisitor):
         self.summary.functions[qualname] = function
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
-        self.scopes.append(("function", node.name))
+        self._push(("function", node.name))
         outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
         function.nesting = self.deepest - self._depth
         function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
         self.deepest = max(outer_deepest, self.deepest)
-        self.scopes.pop()
+        self._pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 

@@ -137,17 +137,20 @@ class ValueScope:
     # -- queries ------------------------------------------------------------------------------
     def kind(self, node: cst.BaseExpression) -> Kind:
         """The kind of value ``node`` evaluates to."""
-        if isinstance(node, (cst.BaseNumber, cst.BaseString)):
+        # Exact type tests (none of these LibCST classes is subclassed): asked of every expression a rule
+        # looks at, and an ``isinstance`` against LibCST's ABCs runs a Python-level hook.
+        node_type = type(node)
+        if _is_literal_type(node_type):
             return Kind.CONST
-        if isinstance(node, cst.Name):
+        if node_type is cst.Name:
             if node.value in self.env:
                 return self.env[node.value]
             return Kind.CONST if node.value in ("None", "True", "False") else Kind.UNKNOWN
-        if isinstance(node, cst.Attribute):
+        if node_type is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Call):
+        if node_type is cst.Call:
             return self._call(node)
-        if isinstance(node, cst.Subscript):
+        if node_type is cst.Subscript:
             structure = self.structure(node.value)
             if structure is not None:
                 found = structure.element(_constant_index(node))
@@ -155,20 +158,20 @@ class ValueScope:
                     return found
             base = self.kind(node.value)
             return base if base is not Kind.CONST else Kind.UNKNOWN
-        if isinstance(node, cst.BinaryOperation):
+        if node_type is cst.BinaryOperation:
             return max(self.kind(node.left), self.kind(node.right))
-        if isinstance(node, cst.UnaryOperation):
+        if node_type is cst.UnaryOperation:
             return self.kind(node.expression)
-        if isinstance(node, cst.BooleanOperation):
+        if node_type is cst.BooleanOperation:
             return max(self.kind(node.left), self.kind(node.right))
-        if isinstance(node, cst.Comparison):
+        if node_type is cst.Comparison:
             return self._comparison(node)
-        if isinstance(node, cst.IfExp):
+        if node_type is cst.IfExp:
             return max(self.kind(node.body), self.kind(node.orelse))
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
             kinds = [self.kind(e.value) for e in node.elements]
             return max(kinds, default=Kind.CONST)
-        if isinstance(node, cst.NamedExpr):
+        if node_type is cst.NamedExpr:
             return self.kind(node.value)
         return Kind.UNKNOWN
 
@@ -281,3 +284,14 @@ def _constant_index(node: cst.Subscript) -> int | None:
     if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
         index, sign = index.expression, -1
     return sign * int(index.evaluated_value) if isinstance(index, cst.Integer) else None
+
+
+_LITERAL_TYPES: dict[type, bool] = {}
+
+
+def _is_literal_type(node_type: type) -> bool:
+    """Whether nodes of this type are number or string literals (one ``issubclass`` per type, then a lookup)."""
+    known = _LITERAL_TYPES.get(node_type)
+    if known is None:
+        known = _LITERAL_TYPES[node_type] = issubclass(node_type, (cst.BaseNumber, cst.BaseString))
+    return known

@@ -112,12 +112,9 @@ class PythonScalarRecompile(Rule):
         if region is None or not region.entry or self.context.summary.qualify(region.function) != region.entry:
             return {}
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
-        rebound = _assigned(node.body)
         scalars = {}
         for param in params:
             name = param.name.value
-            if name in rebound:
-                continue
             if param.annotation is not None:
                 kind = NUMBER_TYPES.get(self.context.resolve(param.annotation.annotation) or "")
                 if kind:
@@ -126,7 +123,10 @@ class PythonScalarRecompile(Rule):
                 scalars[name] = ("int", Confidence.LIKELY)
             elif isinstance(param.default, cst.Float):
                 scalars[name] = ("float", Confidence.LIKELY)
-        return scalars
+        if not scalars:  # the body's bindings are read only when some parameter could be a scalar
+            return scalars
+        rebound = _assigned(node.body)
+        return {name: scalar for name, scalar in scalars.items() if name not in rebound}
 
 
 def _mentioned(node: cst.CSTNode) -> set[str]:

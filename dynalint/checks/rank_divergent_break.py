@@ -72,8 +72,8 @@ class RankDivergentBreak(Rule):
     def _depends_on_rank(self, node: cst.CSTNode) -> bool:
         rank_names = self._rank_names[-1] if self._rank_names else set()
         return any(
-            (isinstance(n, cst.Call) and self.context.resolve(n.func) in RANK_CALLS)
-            or (isinstance(n, cst.Name) and n.value in rank_names)
+            (type(n) is cst.Call and self.context.resolve(n.func) in RANK_CALLS)
+            or (type(n) is cst.Name and n.value in rank_names)
             for n in descendants(node)
         )
 
