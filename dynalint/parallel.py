@@ -48,7 +48,7 @@ def run(work: Callable[[int], T], count: int, jobs: int, lost: Callable[[int], T
     global _work
     _work = work
     try:
-        batches = _batches(count, jobs * 4)
+        batches = _batches(count, jobs * 16)
         results: dict[int, T] = {}
         for index in _run_batches(batches, jobs, results, tell):
             results[index] = _run_alone(index, lost)

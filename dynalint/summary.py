@@ -171,6 +171,31 @@ def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.alias)
 _BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
                  ast.AsyncWith, ast.Try)
+# Fields that never hold a node worth visiting: names, flags and the leaves above (contexts, operators).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level",
+                          "type_comment", "kind", "asname", "conversion", "is_async", "simple"})
+
+
+def _concrete_subclasses(bases: tuple[type, ...]) -> frozenset[type]:
+    found, pending = set(), list(bases)
+    while pending:
+        current = pending.pop()
+        found.add(current)
+        pending.extend(current.__subclasses__())
+    return frozenset(found)
+
+
+# The summarizer visits every node of every file: exact-type set lookups instead of tuple ``isinstance``.
+_LEAF_TYPES = _concrete_subclasses(_LEAVES)
+_BLOCK_OWNER_TYPES = frozenset(_BLOCK_OWNERS)
+_VISITED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _visited_fields(node_type: type) -> tuple[str, ...]:
+    fields = _VISITED_FIELDS.get(node_type)
+    if fields is None:
+        fields = _VISITED_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
+    return fields
 
 
 def _subtree_depth(root: ast.AST) -> int:
@@ -202,14 +227,15 @@ class _Summarizer(ast.NodeVisitor):
             # Not summarized, but the lint stage still parses these lines: their depth counts.
             self.deepest = max(self.deepest, self._depth + _subtree_depth(node))
             return
-        if isinstance(node, _BLOCK_OWNERS):
+        node_type = type(node)
+        if node_type in _BLOCK_OWNER_TYPES:
             for block in ("body", "orelse", "finalbody"):
                 statements = getattr(node, block, None)
                 if statements:
                     self.untraced.update(map(id, statements_after_early_exit(statements, self._is_compiling, AST)))
-        method = self._dispatch.get(type(node))
+        method = self._dispatch.get(node_type)
         if method is None:
-            method = self._dispatch[type(node)] = getattr(self, f"visit_{type(node).__name__}", self.generic_visit)
+            method = self._dispatch[node_type] = getattr(self, f"visit_{node_type.__name__}", self.generic_visit)
         self._depth += 1
         if self._depth > self.deepest:
             self.deepest = self._depth
@@ -219,13 +245,13 @@ class _Summarizer(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         # ``ast.NodeVisitor``'s own loop, minus the leaves (names, constants, operators), which are most
         # of a tree and hold nothing a summary records: the summarize stage's largest saving.
-        for field_name in node._fields:
+        for field_name in _visited_fields(type(node)):
             value = getattr(node, field_name, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                    if type(item) not in _LEAF_TYPES and isinstance(item, ast.AST):
                         self.visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            elif type(value) not in _LEAF_TYPES and isinstance(value, ast.AST):
                 self.visit(value)
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -520,11 +546,18 @@ def returns_compile_guard(function: ast.FunctionDef | ast.AsyncFunctionDef, is_c
     return found
 
 
+# Statements that hold statements, other than definitions (whose returns are not the enclosing function's).
+_STATEMENTS_WITH_BLOCKS = frozenset(
+    getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
+    if hasattr(ast, name)
+)
+
+
 def _returns(statements: list[ast.stmt]) -> Iterator[ast.Return]:
     for statement in statements:
         if isinstance(statement, ast.Return):
             yield statement
-        elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif type(statement) in _STATEMENTS_WITH_BLOCKS:  # not a nested definition, nor a simple statement
             for block in ("body", "orelse", "finalbody"):
                 yield from _returns(getattr(statement, block, []))
             for inner in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
