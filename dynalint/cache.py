@@ -12,6 +12,12 @@ project root unless ``cache-dir`` says otherwise), one entry per file path:
 - **snapshot**: what the last run's program was made of and its answer per file (``snapshot.py``),
   so that a run over an unchanged tree needs neither the summaries nor a link.
 
+A run that changed a few entries of a large pack (pre-commit after an edit: one summary, one file's
+findings) does not rewrite the pack: it writes the changed entries to ``<pack>.delta.pack``, which
+is read over the pack, and the pack itself is rewritten (the delta removed) once the delta holds more
+than ``DELTA_LIMIT`` entries. Every entry says what it is valid for (a stat, a content hash, a
+digest), so an entry lost or outdated by two runs racing costs a recomputation, never a wrong answer.
+
 Every entry is also keyed by dynalint's own code (a stat of each of its source files), so an upgrade,
 or an edit in a checkout, never reuses what older code computed. The packs are pickles signed with a
 per-user key (HMAC-SHA256, the key kept in the user's cache folder): a cache folder that came with a
@@ -42,6 +48,8 @@ import dynalint
 
 FOLDER_NAME = ".dynalint_cache"
 _PACKS = ("summaries", "findings", "snapshot")
+_DELTA_PACKS = frozenset({"summaries", "findings"})  # per-file entries: a few can be written on their own
+DELTA_LIMIT = 64  # entries a delta may hold before its pack is rewritten whole
 _SIGNATURE_BYTES = 32
 _MAGIC = b"dynalint-cache-1\n"
 
@@ -96,16 +104,26 @@ class Cache:
     summarized: int = 0  # summaries handed to ``store_summary``: the files summarized since it was opened
     _packs: dict[str, dict] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
+    _on_disk: set[str] = field(default_factory=set)  # packs whose whole file was there when loaded
+    _delta_keys: dict[str, set[str]] = field(default_factory=dict)  # entries to write as the pack's delta
 
     @classmethod
     def open(cls, folder: Path | None) -> Cache:
         return cls(None) if folder is None else cls(folder, code_fingerprint())
 
     def pack(self, name: str) -> dict:
-        """The pack ``name`` as loaded (empty when missing, damaged, foreign or disabled)."""
+        """The pack ``name`` as loaded, its delta read over it (empty when missing, damaged, foreign or disabled)."""
         if name not in self._packs:
             loaded = None if self.folder is None else _load(self.folder / f"{name}.pack", _user_key(), self.fingerprint)
             self._packs[name] = loaded if isinstance(loaded, dict) else {}
+            if isinstance(loaded, dict):
+                self._on_disk.add(name)
+            self._delta_keys[name] = set()
+            if name in _DELTA_PACKS and self.folder is not None:
+                delta = _load(self.folder / f"{name}.delta.pack", _user_key(), self.fingerprint)
+                if isinstance(delta, dict):
+                    self._packs[name].update(delta)
+                    self._delta_keys[name].update(delta)
         return self._packs[name]
 
     def replace_pack(self, name: str, value: dict) -> None:
@@ -153,7 +171,7 @@ class Cache:
         self.summarized += 1
         if self._keeps and self.summaries.get(path) != entry:
             self.summaries[path] = entry
-            self._dirty.add("summaries")
+            self._changed("summaries", path)
 
     # -- findings -------------------------------------------------------------------------------
     def findings_for(self, path: str, digest: str) -> list | None:
@@ -163,7 +181,11 @@ class Cache:
     def store_findings(self, path: str, digest: str, findings: list) -> None:
         if self._keeps:
             self.findings[path] = (digest, list(findings))
-            self._dirty.add("findings")
+            self._changed("findings", path)
+
+    def _changed(self, name: str, path: str) -> None:
+        self._dirty.add(name)
+        self._delta_keys[name].add(path)
 
     # -- disk -----------------------------------------------------------------------------------
     def save(self) -> None:
@@ -175,10 +197,23 @@ class Cache:
             _mark_folder(self.folder)
             key = _user_key()
             for name in sorted(self._dirty):
-                _write(self.folder / f"{name}.pack", self._packs[name], key, self.fingerprint)
+                self._save_pack(name, key)
         except OSError:
             return
         self._dirty.clear()
+
+    def _save_pack(self, name: str, key: bytes | None) -> None:
+        """The changed entries as the pack's delta when they are few and the pack is there; else the whole pack."""
+        assert self.folder is not None
+        changed = self._delta_keys.get(name, set())
+        if name in _DELTA_PACKS and name in self._on_disk and len(changed) <= DELTA_LIMIT:
+            pack = self._packs[name]
+            _write(self.folder / f"{name}.delta.pack", {path: pack[path] for path in changed}, key, self.fingerprint)
+            return
+        _write(self.folder / f"{name}.pack", self._packs[name], key, self.fingerprint)
+        self._on_disk.add(name)
+        (self.folder / f"{name}.delta.pack").unlink(missing_ok=True)
+        changed.clear()
 
 
 def clean(folder: Path) -> bool:

@@ -335,3 +335,45 @@ def test_a_snapshot_never_stands_for_a_changed_tree_or_other_settings(tmp_path: 
     warm = lint_paths([str(tmp_path / "pkg/helpers.py")], config, use_cache=True).findings
     assert warm == fresh
     assert bool(fresh) == (change == "a file added")
+
+
+def test_an_edit_writes_a_delta_beside_the_summaries_not_the_whole_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pre-commit after an edit: the run stores one changed summary, not the summaries of the whole tree."""
+    import dynalint.api as api
+
+    write(tmp_path, {**PROJECT, "pkg/helpers.py": "def fast(x):\n    return x * 2\n"})
+    assert findings(tmp_path) == []
+    folder = tmp_path / ".dynalint_cache"
+    whole = (folder / "summaries.pack").read_bytes()
+    write(tmp_path, {"pkg/helpers.py": "def fast(x):\n    print(x)\n    return x * 2\n"})
+    assert findings(tmp_path, "pkg/helpers.py") == [("helpers.py", 2, "DYN201")]
+    assert (folder / "summaries.pack").read_bytes() == whole
+    assert (folder / "summaries.delta.pack").is_file()
+
+    # The next run reads the delta over the pack: the edited file is not summarized again.
+    summarized: list[str] = []
+    real_prepare = api._prepare
+    monkeypatch.setattr(api, "_prepare", lambda source, *rest: summarized.append(source.display) or real_prepare(source, *rest))
+    (tmp_path / "pkg" / "model.py").write_text((tmp_path / "pkg" / "model.py").read_text() + "# edited\n")
+    assert findings(tmp_path) == [("helpers.py", 2, "DYN201")]
+    assert [Path(name).name for name in summarized] == ["model.py"]
+
+
+def test_a_delta_past_its_limit_rewrites_the_pack_and_removes_the_delta(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {**PROJECT, "pkg/helpers.py": "def fast(x):\n    return x * 2\n"})
+    assert findings(tmp_path) == []
+    folder = tmp_path / ".dynalint_cache"
+    write(tmp_path, {"pkg/helpers.py": "def fast(x):\n    print(x)\n    return x * 2\n"})
+    assert findings(tmp_path) == [("helpers.py", 2, "DYN201")]
+    assert (folder / "summaries.delta.pack").is_file()
+    whole = (folder / "summaries.pack").read_bytes()
+    monkeypatch.setattr(cache, "DELTA_LIMIT", 0)
+    write(tmp_path, {"pkg/helpers.py": "def fast(x):\n    print(x)\n    return x * 3\n"})
+    assert findings(tmp_path) == [("helpers.py", 2, "DYN201")]
+    assert (folder / "summaries.pack").read_bytes() != whole
+    assert not (folder / "summaries.delta.pack").exists()
+    assert findings(tmp_path, use_cache=False) == findings(tmp_path) == [("helpers.py", 2, "DYN201")]
