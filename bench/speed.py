@@ -1,6 +1,7 @@
 """Whole-process lint time and memory on real corpora, as ratios against references measured in the same run.
 
     python bench/speed.py [--foundation be9e1c0] [--before 4d7dfbd] [--repeat 3] [--corpus torch-nn|diffusers|all]
+                          [--fixit PATH-TO-FIXIT]
 
 For each corpus (see ``corpus.py``; a ``pyproject.toml`` beside the package makes it a project, so the
 cache lives in ``.dynalint_cache`` there) it times, as separate processes, alternating runs of:
@@ -14,7 +15,8 @@ cache lives in ``.dynalint_cache`` there) it times, as separate processes, alter
   change is shown before and after in one run;
 - the references: ``ast.parse`` and ``libcst.parse_module`` of every file, ruff ``--select ALL`` cold
   and cached (when ruff is installed), dynalint at the ``--foundation`` commit (extracted with ``git
-  archive``), ``python -c pass`` and ``import libcst``.
+  archive``), ``python -c pass`` and ``import libcst``; with ``--fixit``, Fixit 2's ``fixit lint`` of
+  the whole tree (slow: on diffusers about seven minutes a run; install it in a venv of its own).
 
 It prints the median wall and CPU time and the peak memory of each, then the ratios the targets are
 stated in (issue 11). Every dynalint is byte-compiled first: with ``PYTHONDONTWRITEBYTECODE`` set, each
@@ -112,7 +114,8 @@ def from_checkout(checkout: Path) -> list[str]:
     return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(checkout)!r}); from dynalint.cli import main; main()"]
 
 
-def cases(package: Path, label: str, foundation: Path | None, before: Path | None, scratch: Path) -> dict[str, Case]:
+def cases(package: Path, label: str, foundation: Path | None, before: Path | None, scratch: Path,
+          fixit: str | None = None) -> dict[str, Case]:
     project = package.parent
     (project / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
     alone = scratch / f"alone-{label}"
@@ -140,6 +143,8 @@ def cases(package: Path, label: str, foundation: Path | None, before: Path | Non
         quiet = [ruff, "check", "--select", "ALL", "--exit-zero", "--quiet", "--output-format", "concise"]
         found["ruff ALL cold"] = Case([*quiet, "--no-cache", tree], project)
         found["ruff ALL cached"] = Case([*quiet, tree], project, prepare=run_quietly([*quiet, tree], project))
+    if fixit:
+        found["fixit lint"] = Case([fixit, "lint", tree], project)
     if foundation is not None:
         found["tree cold (1 job)"] = Case(
             [python, "-m", "dynalint", "--exit-zero", "--quiet", "--no-cache", "-j", "1", tree], project
@@ -159,6 +164,7 @@ RATIOS = (
     ("tree cold (1 job)", "foundation, tree", "wall", "not worse"),
     ("tree cold (2 jobs)", "libcst (every file)", "wall", ""),
     ("tree cold (2 jobs)", "ruff ALL cold", "wall", ""),
+    ("fixit lint", "tree cold (2 jobs)", "wall", "≥ 20"),
     ("--version", "import libcst", "wall", "≤ 1"),
     ("before: one file in project, warm", "import libcst", "wall", "(before)"),
     ("before: tree cold (2 jobs)", "ast (every file)", "cpu", "(before)"),
@@ -214,6 +220,7 @@ def main() -> None:
                         "machine can then repeat the quick cases more often than the whole-tree ones)")
     parser.add_argument("--diffusers", type=Path, help="an unpacked diffusers package to use (the bench edits one "
                         "file for a moment, so give a copy of your own where others read the shared corpus)")
+    parser.add_argument("--fixit", help="a fixit executable: time Fixit 2 on the whole tree as a reference")
     parser.add_argument("--corpus", choices=("torch-nn", "diffusers", "all"), default="all")
     options = parser.parse_args()
     corpora = {"torch-nn": corpus.torch_nn,
@@ -227,7 +234,7 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "dynalint")], check=True)
         for label, locate in chosen.items():
             package = locate()
-            found = cases(package, label, foundation, before, Path(scratch))
+            found = cases(package, label, foundation, before, Path(scratch), options.fixit)
             if options.only:
                 found = {name: case for name, case in found.items() if re.search(options.only, name)}
             one = package / ONE_FILE[label]
