@@ -11,9 +11,9 @@ files holding compiled code pay for a LibCST parse in the lint stage. ``program.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from dynalint import typehints
 from dynalint.typehints import Annotation
@@ -26,8 +26,10 @@ from dynalint.torchapi import (
     PARAMETERS, PARTIAL, TENSOR_TYPES, TorchResult, torch_result,
 )
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(NamedTuple):
+    """A call in a function's body. A named tuple, not a dataclass: a tree has a hundred thousand of them,
+    and each travels from a worker process and into the cache pickled, where a tuple costs a third."""
+
     line: int
     callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
 
@@ -46,8 +48,29 @@ class CompileSite:
     settings: CompileSettings
 
 
+class _PickledAsTuple:
+    """Pickled as the tuple of its fields' values, not a dict of them: a tree has tens of thousands of
+    function and class summaries, and each travels from a worker process and into the cache."""
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in _field_names(type(self))])
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.__dict__.update(zip(_field_names(type(self)), state))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 @dataclass
-class FunctionSummary:
+class FunctionSummary(_PickledAsTuple):
     qualname: str  # inside the module: ``Model.forward``, ``helper``, ``outer.inner``
     lineno: int  # the ``def`` line
     class_name: str | None
@@ -75,7 +98,7 @@ class FunctionSummary:
 
 
 @dataclass
-class ClassSummary:
+class ClassSummary(_PickledAsTuple):
     qualname: str
     lineno: int
     bases: list[str]  # qualified where the import table knows them, else as written
@@ -192,10 +215,10 @@ _VISITED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _visited_fields(node_type: type) -> tuple[str, ...]:
-    fields = _VISITED_FIELDS.get(node_type)
-    if fields is None:
-        fields = _VISITED_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
-    return fields
+    visited = _VISITED_FIELDS.get(node_type)
+    if visited is None:
+        visited = _VISITED_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
+    return visited
 
 
 def _subtree_depth(root: ast.AST) -> int:

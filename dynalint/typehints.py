@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dynalint.kinds import Kind, ValueType, UNKNOWN_TYPE
 from dynalint.names import ImportTable, dotted_name
@@ -32,10 +32,10 @@ _TUPLES = frozenset({"typing.Tuple", "builtins.tuple"})
 _MAX_ALIAS_DEPTH = 8
 
 
-@dataclass(frozen=True)
-class Annotation:
+class Annotation(NamedTuple):
     """An annotation with qualified names: ``typing.Optional[torch.Tensor]`` is
-    ``Annotation("typing.Optional", (Annotation("torch.Tensor"),))``; ``name`` is ``None`` where unknown."""
+    ``Annotation("typing.Optional", (Annotation("torch.Tensor"),))``; ``name`` is ``None`` where unknown.
+    A named tuple, for the size of pickled summaries (every annotated parameter of a tree has one)."""
 
     name: str | None
     args: tuple[Annotation, ...] = ()
