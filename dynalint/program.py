@@ -290,6 +290,8 @@ class Program:
         return found[0] if found else None
 
     def _targets(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        if callee.endswith(dispatch.INSTANCE_CALL):  # ``Helper(...)(x)``: the new instance's ``__call__`` / ``forward``
+            return self.instance_call(self.instance_class(module, callee[: -len(dispatch.INSTANCE_CALL)]))
         parts = callee.split(".")
         own_class = module.qualify(function.class_name) if function.class_name else None
         if parts[0] in ("self", "cls") and own_class and len(parts) in (2, 3):

@@ -49,6 +49,8 @@ class LintContext:
         # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
         self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
         self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
+        # Comprehensions being walked: id -> what their target names held outside them.
+        self._comprehension_saved: dict[int, list[tuple[str, Kind | None, ValueType | None]]] = {}
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -147,15 +149,14 @@ class LintContext:
             after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
         elif node_type is cst.For:
-            iterated = self.values.kind(node.iter)
-            structure = self.values.structure(node.iter)  # ``for t in tensors`` with ``tensors: List[Tensor]``
-            item = structure.element(None) if structure is not None else Kind.UNKNOWN
-            self.values.bind(node.target, None, iterated if iterated.is_tensor_like else item)
-        elif node_type is cst.CompFor:
-            self.values.bind(node.target, None, Kind.UNKNOWN)
+            self.values.bind_loop_target(node.target, node.iter)
+        elif node_type in _COMPREHENSIONS:
+            self._enter_comprehension(node)
 
     def leave(self, node: cst.CSTNode) -> None:
         node_type = type(node)
+        if node_type in _COMPREHENSIONS:
+            self._leave_comprehension(node)
         if self._narrowed and id(node) in self._narrowed:
             name, _ = self._narrowed.pop(id(node))
             previous = self._saved.pop(id(node))
@@ -186,6 +187,32 @@ class LintContext:
             self.values.bind(node.target, node.value)
         elif node_type is cst.WithItem and node.asname is not None:
             self.values.bind(node.asname.name, None, Kind.UNKNOWN)
+
+    def _enter_comprehension(self, node: cst.BaseComp) -> None:
+        """Bind every ``for`` target of the comprehension before its element is walked (LibCST holds the
+        element first), each from what its ``for`` iterates; the names are the comprehension's own, so
+        what they held outside is kept to be put back when it ends."""
+        values = self.values
+        saved: list[tuple[str, Kind | None, ValueType | None]] = []
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            for name in _target_names(clause.target):
+                saved.append((name, values.env.get(name), values.structures.get(name)))
+            values.bind_loop_target(clause.target, clause.iter)
+            clause = clause.inner_for_in
+        self._comprehension_saved[id(node)] = saved
+
+    def _leave_comprehension(self, node: cst.BaseComp) -> None:
+        values = self.values
+        for name, kind, structure in reversed(self._comprehension_saved.pop(id(node), [])):
+            if kind is None:
+                values.env.pop(name, None)
+            else:
+                values.env[name] = kind
+            if structure is None:
+                values.structures.pop(name, None)
+            else:
+                values.structures[name] = structure
 
     def _end_of_body(self, statement: int) -> None:
         """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
@@ -262,6 +289,18 @@ class LintContext:
             # ``else:`` holds a block; ``elif`` is a nested ``If`` that is untraced as a whole.
             orelse = node.orelse
             self._uncompiled_blocks.add(id(orelse.body if isinstance(orelse, cst.Else) else orelse))
+
+
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names a ``for`` target binds: ``i``, ``(offset, n)``, ``[a, *rest]``."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []  # ``self.x`` or ``d[k]``: nothing the value analysis binds
 
 
 def _join(prefix: str, name: str) -> str:

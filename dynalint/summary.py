@@ -489,9 +489,9 @@ class _Summarizer(ast.NodeVisitor):
             function.calls.append(CallSite(node.lineno, callee))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
-        registry_call = dispatch.record_call(self.summary, function, node, callee)
-        if registry_call and function is not None:
-            function.calls.append(CallSite(node.lineno, registry_call))
+        dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
+        if dispatched_callee and function is not None:
+            function.calls.append(CallSite(node.lineno, dispatched_callee))
         if resolved in COMPILE and node.args:
             self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
                                compile_settings(node.keywords))

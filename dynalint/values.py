@@ -114,6 +114,35 @@ class ValueScope:
             if structure is not None:
                 self.structures[target.value] = structure
 
+    def bind_loop_target(self, target: cst.BaseExpression, iterated: cst.BaseExpression) -> None:
+        """``for target in iterated``, in a statement or a comprehension. ``zip(a, b)`` and ``enumerate(a)``
+        unpacked into a tuple of names are bound item by item (``for i, row in enumerate(t)``: ``i`` an
+        int, ``row`` a tensor); anything else binds the target to what one item of ``iterated`` is."""
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(iterated, cst.Call) and not any(
+            isinstance(e, cst.StarredElement) for e in target.elements
+        ) and all(not a.star and a.keyword is None for a in iterated.args):
+            elements = [e.value for e in target.elements]
+            arguments = [a.value for a in iterated.args]
+            dotted = dotted_name(iterated.func)
+            builtin = None if dotted is None or dotted.split(".")[0] in self.env else self.imports.resolve(dotted)
+            if builtin == "builtins.zip" and len(arguments) == len(elements):
+                for element, argument in zip(elements, arguments):
+                    self.bind(element, None, self.loop_item(argument))
+                return
+            if builtin == "builtins.enumerate" and arguments and len(elements) == 2:
+                self.bind(elements[0], None, Kind.CONST)
+                self.bind_loop_target(elements[1], arguments[0])
+                return
+        self.bind(target, None, self.loop_item(iterated))
+
+    def loop_item(self, iterated: cst.BaseExpression) -> Kind:
+        """What one item of iterating ``iterated`` is: a tensor's rows are tensors, a known container's items its item kind."""
+        whole = self.kind(iterated)
+        if whole.is_tensor_like:
+            return whole
+        structure = self.structure(iterated)  # ``for t in tensors`` with ``tensors: List[Tensor]``
+        return structure.element(None) if structure is not None else Kind.UNKNOWN
+
     def structure(self, node: cst.BaseExpression) -> ValueType | None:
         """What indexing, iterating or unpacking ``node`` gives, where known: a name bound to a container
         or tuple, or a call of a function of the tree annotated to return one."""

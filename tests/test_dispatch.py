@@ -314,3 +314,33 @@ def test_method_called_on_self_in_a_base_class_runs_each_subclass_override() -> 
     assert set(found) == {"rain", "snow"}
     assert found["snow"].region is not None
     assert "self.apply_transform (Snow.apply_transform)" in found["snow"].region.describe()
+
+
+def test_an_instance_made_and_called_in_one_expression_runs_its_call() -> None:
+    """``Helper(...)(x)``: the new instance's ``__call__`` (MONAI's ``DiceHelper(...)(y_pred=..., y=...)``)."""
+    found = reached("""
+        import torch
+
+
+        class Helper:
+            def __init__(self, scale):
+                print("constructor")
+                self.scale = scale
+
+            def __call__(self, x):
+                print("called")
+                return x * self.scale
+
+
+        class Other:
+            def __call__(self, x):
+                print("other")
+                return x
+
+
+        @torch.compile
+        def step(x):
+            return Helper(2)(x)
+    """)
+    assert set(found) == {"called"}
+    assert "Helper.__call__" in found["called"].region.chain[-1].function

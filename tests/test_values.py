@@ -413,3 +413,47 @@ def test_a_value_read_out_of_a_tensor_breaks_once_where_it_is_read(read: str, us
     source = MODEL.replace("        if {condition}:", f"        {read}\n        {use}")
     findings = lint_source(source, "m.py", Config(select=("DYN101", "DYN102", "DYN104")))
     assert [f.start.line for f in findings if f.start.line >= 19] == [19]  # line 18 reads ``h.max().item()``
+
+
+def loop_findings(body: str, codes: tuple[str, ...] = ("DYN102",)) -> list[tuple[int, str]]:
+    source = "import torch\n\n\n@torch.compile\ndef f(t: torch.Tensor, ts: list, n: int):\n" + textwrap.indent(
+        textwrap.dedent(body), "    ")
+    return [(f.start.line - 5, f.code) for f in lint_source(source, "loops.py", Config(select=codes))]
+
+
+def test_a_comprehension_over_a_tensor_binds_its_target_to_tensors_and_its_if_is_checked() -> None:
+    assert loop_findings("return [v for v in t if v != 0]\n") == [(1, "DYN102")]
+    assert loop_findings("return [i for i in range(n) if i not in t]\n") == [(1, "DYN102")]
+    assert loop_findings("return [i for i in range(n) if i != 0]\n") == []
+
+
+def test_a_comprehension_binds_its_target_before_its_element() -> None:
+    # LibCST holds the element before the ``for``: the element must see the target already bound.
+    assert loop_findings("return [torch.randperm(k) for k in t]\n", ("DYN109",)) == [(1, "DYN109")]
+
+
+def test_zip_and_enumerate_bind_each_name_from_its_own_iterable() -> None:
+    assert loop_findings("return [torch.randperm(k) + o for o, k in zip(t, t)]\n", ("DYN109",)) == [(1, "DYN109")]
+    assert loop_findings("""
+        for i, row in enumerate(t):
+            if i == 0:
+                pass
+            if row.sum() > 0:
+                pass
+    """) == [(5, "DYN102")]
+    assert loop_findings("""
+        for i, row in zip(range(n), t):
+            if i == 0:
+                pass
+            if row > 0:
+                pass
+    """) == [(5, "DYN102")]
+
+
+def test_a_comprehension_target_does_not_leak_into_the_function() -> None:
+    assert loop_findings("""
+        v = n
+        values = [v for v in t]
+        if v > 1:
+            pass
+    """) == []

@@ -34,6 +34,9 @@ class DataDependentBranch(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._condition(node.test, "A conditional expression")
 
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._condition(node.test, "A comprehension's `if`")
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.resolve(node.func) == "builtins.bool" and len(node.args) == 1:
             kind = self.context.kind(node.args[0].value)
