@@ -168,6 +168,7 @@ class LintContext:
             self._end_of_body(self._body_of.pop(id(node)))
         elif node_type is cst.If and id(node) in self._branches:
             self._join_branches(self._branches.pop(id(node)))
+            self._narrow_after_exit(node)
         if (node_type is cst.ClassDef or node_type is cst.FunctionDef
                 or (self._uncompiled_blocks and id(node) in self._uncompiled_blocks)):
             self._stack.pop()
@@ -264,15 +265,30 @@ class LintContext:
         held = self.program.attribute_types(class_qualified)
         return {a for a, t in held.items() if t.is_tensor}, {a for a, t in held.items() if t.is_torch_layer}
 
-    def _narrow(self, node: cst.If) -> None:
-        test = node.test
+    def _isinstance_test(self, test: cst.BaseExpression) -> tuple[cst.Name, set[str | None]] | None:
+        """``isinstance(name, T)`` / ``isinstance(name, (T, U))``: the name and the qualified types."""
         if not (isinstance(test, cst.Call) and self.resolve(test.func) == "builtins.isinstance" and len(test.args) == 2):
-            return
+            return None
         subject, types = test.args[0].value, test.args[1].value
         if not isinstance(subject, cst.Name):
-            return
+            return None
         named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        resolved = {self.resolve(t) for t in named}
+        return subject, {self.resolve(t) for t in named}
+
+    def _narrow_after_exit(self, node: cst.If) -> None:
+        """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor."""
+        tested = self._isinstance_test(node.test) if node.orelse is None and CST.body_exits(node) else None
+        if tested is None:
+            return
+        subject, resolved = tested
+        if resolved <= TENSOR_TYPES and self.values.env.get(subject.value, Kind.UNKNOWN).is_tensor_like:
+            self.values.bind(subject, None, Kind.UNKNOWN)
+
+    def _narrow(self, node: cst.If) -> None:
+        tested = self._isinstance_test(node.test)
+        if tested is None:
+            return
+        subject, resolved = tested
         if resolved <= TENSOR_TYPES:
             # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
             # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.

@@ -457,3 +457,21 @@ def test_a_comprehension_target_does_not_leak_into_the_function() -> None:
         if v > 1:
             pass
     """) == []
+
+
+def test_after_an_isinstance_tensor_test_that_returns_the_name_is_not_a_tensor() -> None:
+    """kornia's ``_source_end_and_extent``: the tensor case returns, so ``size == 1`` compares a Python int."""
+    source = textwrap.dedent("""
+        from typing import Union
+        import torch
+
+
+        @torch.compile
+        def extent(size: Union[int, torch.Tensor], t: torch.Tensor):
+            if isinstance(size, torch.Tensor):
+                return (size - 1).clamp(min=1)
+            if t.sum() > 0:
+                pass
+            return 1 if size == 1 else size - 1
+    """)
+    assert [f.start.line for f in lint_source(source, "k.py", Config(select=("DYN102",)))] == [10]
