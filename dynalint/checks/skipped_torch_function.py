@@ -1,0 +1,29 @@
+"""DYN003 ``skipped-torch-function``: a call of a torch function that Dynamo skips. Page:
+``rules/DYN003-skipped-torch-function.md``.
+
+Dynamo keeps, in its trace rules, a list of torch functions it never traces (``torch.jit.isinstance``,
+``pack_padded_sequence``, ``torch.to_dlpack``, ...): a call of one from compiled code ends the graph,
+runs it eagerly and resumes after it. The list is data in ``torchapi.SKIPPED_FUNCTIONS``, checked
+against the installed torch's trace rules by the tests. Names are resolved through the imports, so
+``from torch.nn.utils.rnn import pack_padded_sequence`` is found as well as the dotted call.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dynalint.rule import Rule
+from dynalint.torchapi import SKIPPED_FUNCTIONS
+
+
+class SkippedTorchFunction(Rule):
+    code = "DYN003"
+    name = "skipped-torch-function"
+    message = "`{call}` is a torch function that torch.compile skips: calling it in compiled code breaks the graph"
+    help = "Call it outside the compiled function (for `torch.jit.isinstance`, use `isinstance`)"
+    gb_ids = ("GB0007",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        if resolved in SKIPPED_FUNCTIONS:
+            self.report(node, call=f"{resolved}()")
