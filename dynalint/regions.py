@@ -188,6 +188,8 @@ class LintContext:
             self.values.bind(node.target, node.value)
         elif node_type is cst.WithItem and node.asname is not None:
             self.values.bind(node.asname.name, None, Kind.UNKNOWN)
+        elif node_type is cst.Call:
+            self.values.record_append(node)
 
     def _enter_comprehension(self, node: cst.BaseComp) -> None:
         """Bind every ``for`` target of the comprehension before its element is walked (LibCST holds the

@@ -114,6 +114,18 @@ class ValueScope:
             if structure is not None:
                 self.structures[target.value] = structure
 
+    def record_append(self, call: cst.Call) -> None:
+        """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
+        ``items`` holds tensors, so ``items[i]`` is one (MONAI builds its instance masks this way)."""
+        func = call.func
+        if not (type(func) is cst.Attribute and func.attr.value == "append" and type(func.value) is cst.Name
+                and len(call.args) == 1 and not call.args[0].star and call.args[0].keyword is None):
+            return
+        name = func.value.value
+        item = self.kind(call.args[0].value)
+        if item.is_tensor_like and self.env.get(name) is Kind.CONST and name not in self.structures:
+            self.structures[name] = ValueType(Kind.CONST, item=item)
+
     def bind_loop_target(self, target: cst.BaseExpression, iterated: cst.BaseExpression) -> None:
         """``for target in iterated``, in a statement or a comprehension. ``zip(a, b)`` and ``enumerate(a)``
         unpacked into a tuple of names are bound item by item (``for i, row in enumerate(t)``: ``i`` an

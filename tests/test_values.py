@@ -475,3 +475,23 @@ def test_after_an_isinstance_tensor_test_that_returns_the_name_is_not_a_tensor()
             return 1 if size == 1 else size - 1
     """)
     assert [f.start.line for f in lint_source(source, "k.py", Config(select=("DYN102",)))] == [10]
+
+
+def test_a_list_appended_tensors_holds_tensors() -> None:
+    """MONAI's panoptic quality: ``masks = []`` filled by ``.append(tensor)``, then ``masks[i] > 0`` is a mask."""
+    source = textwrap.dedent("""
+        import torch
+
+
+        @torch.compile
+        def select(pred: torch.Tensor, ids: list, k: int):
+            masks = []
+            for i in ids:
+                masks.append(torch.as_tensor(pred == i).int())
+            names = []
+            names.append("a")
+            chosen = masks[k - 1]
+            return pred[chosen > 0], names[0]
+    """)
+    found = lint_source(source, "p.py", Config(select=("DYN105",)))
+    assert [(f.start.line, f.code) for f in found] == [(13, "DYN105")]
