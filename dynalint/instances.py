@@ -82,6 +82,26 @@ def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
     return built.startswith("torch.nn.") and last[:1].isupper() and last not in NN_TENSOR_CLASSES
 
 
+def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) -> list[str]:
+    """For ``self.<attr>`` in a method: what subclasses of the enclosing class build ``attr`` with instead.
+
+    A base's ``__init__`` may give ``self.rnn = Identity()`` and a subclass replace it with an
+    ``nn.LSTM``; the base's ``forward`` then runs the LSTM for instances of the subclass (timm's
+    ``RNN2dBase`` and ``LSTM2d``). Whether the model builds such a subclass is not known here, so a
+    rule that uses this answer reports at ``likely``.
+    """
+    cls = enclosing_class(context) if isinstance(node, cst.Attribute) and _is_self(node.value) else None
+    if cls is None:
+        return []
+    attr = node.attr.value  # type: ignore[union-attr]
+    found = []
+    for sub in context.program.subclasses(cls):
+        held = context.program.attribute_types(sub).get(attr)
+        if held is not None and held.constructor is not None:
+            found.append(_qualify(context, held.module, held.constructor, held.constructor))
+    return found
+
+
 def _is_self(node: cst.BaseExpression) -> bool:
     # The value analysis types ``self.<attr>`` the same way: by the conventional first parameter name.
     return isinstance(node, cst.Name) and node.value == "self"

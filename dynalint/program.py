@@ -347,12 +347,16 @@ class Program:
             return []
         own = module.qualify(function.class_name)
         found = []
-        for sub in self._subclasses().get(own, ()):
+        for sub in self.subclasses(own):
             sub_module, cls = self.classes[sub]
             method = sub_module.qualify(f"{cls.qualname}.{parts[1]}")
             if method in self.functions:
                 found.append(method)
         return found
+
+    def subclasses(self, class_qualified: str) -> list[str]:
+        """Every class of the tree deriving from ``class_qualified``, directly or not."""
+        return list(self._subclasses().get(class_qualified, ()))
 
     def _subclasses(self) -> dict[str, list[str]]:
         """Class -> every class of the tree deriving from it, directly or not (built once per tree)."""

@@ -495,3 +495,38 @@ def test_a_list_appended_tensors_holds_tensors() -> None:
     """)
     found = lint_source(source, "p.py", Config(select=("DYN105",)))
     assert [(f.start.line, f.code) for f in found] == [(13, "DYN105")]
+
+
+def test_an_attribute_a_subclass_builds_as_an_lstm_is_reported_in_the_base_forward() -> None:
+    """timm's sequencer: ``RNN2dBase`` holds an identity, ``LSTM2d`` replaces it with ``nn.LSTM``."""
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.Identity()
+
+            def forward(self, x):
+                y, _ = self.rnn(x)
+                return y
+
+
+        class WithLSTM(Base):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(4, 4)
+
+
+        class Plain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.Identity()
+
+            def forward(self, x):
+                return self.rnn(x)
+    """)
+    found = lint_source(source, "seq.py", Config(select=("DYN505",)))
+    assert [(f.start.line, f.confidence) for f in found] == [(12, Confidence.LIKELY)]

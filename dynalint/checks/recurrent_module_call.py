@@ -6,7 +6,8 @@ the frame runs eagerly. Dynamo wraps the module at its first read, so the break 
 The finding goes on the first read in each function; later reads are never traced. The module is
 recognised by what built it, never by its name: ``self.<attr>`` assigned in ``__init__`` (or a
 base's), or a module-level ``NAME = nn.GRU(...)``, both read from the summaries
-(``instances.constructed_by``), including in-tree subclasses of those layers.
+(``instances.constructed_by``), including in-tree subclasses of those layers; an attribute that only a
+subclass of the method's class builds as a recurrent layer is reported at ``likely``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.instances import constructed_by, lineage
+from dynalint.finding import Confidence
+from dynalint.instances import constructed_by, constructed_in_subclasses, lineage
 from dynalint.names import dotted_name
 from dynalint.rule import Rule
 from dynalint.torchapi import RECURRENT_LAYERS
@@ -65,16 +67,18 @@ class RecurrentModuleCall(Rule):
     def _read(self, node: cst.BaseExpression) -> None:
         if self._reported[-1] or self.context.region is None:
             return
-        layer = self._recurrent_layer(node)
+        built = constructed_by(self.context, node)
+        layer = self._recurrent_layer(built) if built is not None else None
+        confidence = None
+        if layer is None:  # a subclass may build the attribute as a recurrent layer instead
+            layer = next(filter(None, map(self._recurrent_layer, constructed_in_subclasses(self.context, node))), None)
+            confidence = Confidence.LIKELY
         if layer is not None:
             self._reported[-1] = True
-            self.report(node, callee=dotted_name(node) or "module", layer=layer,
+            self.report(node, confidence=confidence, callee=dotted_name(node) or "module", layer=layer,
                         use="Calling" if id(node) in self._callees else "Reading")
 
-    def _recurrent_layer(self, node: cst.BaseExpression) -> str | None:
-        built = constructed_by(self.context, node)
-        if built is None:
-            return None
+    def _recurrent_layer(self, built: str) -> str | None:
         for qualified in lineage(self.context, built):
             if qualified and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in RECURRENT_LAYERS:
                 return qualified.rsplit(".", 1)[-1]
