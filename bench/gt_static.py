@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dynalint import registry  # noqa: E402
 from dynalint.api import lint_paths  # noqa: E402
-from dynalint.config import parse  # noqa: E402
+from dynalint.config import ConfigError, parse  # noqa: E402
 from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
 
 from gt_score import StaticFinding  # noqa: E402
@@ -65,7 +65,10 @@ def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
     """Lint the library's source; ``entries`` (``module:qualname``) are what the models compiled."""
     folder = source_copy(package)
     declared = tuple(sorted({e for e in entries if e.split(".")[0] == package and "<" not in e}))
-    config = parse({"compiled": list(declared)}, Path.cwd() / "pyproject.toml")
+    try:
+        config = parse({"compiled": list(declared)}, Path.cwd() / "pyproject.toml")
+    except ConfigError:  # a dynalint from before the ``compiled`` key (scoring an older commit)
+        config, declared = parse({}, Path.cwd() / "pyproject.toml"), ()
     started = time.perf_counter()
     result = lint_paths([str(folder)], config)
     out = StaticResult(files=result.files_checked, seconds=round(time.perf_counter() - started, 1),
