@@ -16,7 +16,7 @@ cache lives in ``.dynalint_cache`` there) it times, as separate processes, alter
 - the references: ``ast.parse`` and ``libcst.parse_module`` of every file, ruff ``--select ALL`` cold
   and cached (when ruff is installed), dynalint at the ``--foundation`` commit (extracted with ``git
   archive``), ``python -c pass`` and ``import libcst``; with ``--fixit``, Fixit 2's ``fixit lint`` of
-  the whole tree (slow: on diffusers about seven minutes a run; install it in a venv of its own).
+  the whole tree (slow: on diffusers about five minutes a run; install it in a venv of its own).
 
 It prints the median wall and CPU time and the peak memory of each, then the ratios the targets are
 stated in (issue 11). Every dynalint is byte-compiled first: with ``PYTHONDONTWRITEBYTECODE`` set, each
