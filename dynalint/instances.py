@@ -93,13 +93,8 @@ def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) ->
     cls = enclosing_class(context) if isinstance(node, cst.Attribute) and _is_self(node.value) else None
     if cls is None:
         return []
-    attr = node.attr.value  # type: ignore[union-attr]
-    found = []
-    for sub in context.program.subclasses(cls):
-        held = context.program.attribute_types(sub).get(attr)
-        if held is not None and held.constructor is not None:
-            found.append(_qualify(context, held.module, held.constructor, held.constructor))
-    return found
+    held = context.program.subclass_attribute_types(cls, node.attr.value)  # type: ignore[union-attr]
+    return [_qualify(context, h.module, h.constructor, h.constructor) for h in held]  # type: ignore[arg-type]
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

@@ -82,6 +82,7 @@ class Program:
     _parameters_memo: dict[str, dict[str, ValueType]] = field(default_factory=dict, repr=False)
     _returns_memo: dict[str, ValueType] = field(default_factory=dict, repr=False)
     _subclass_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _subclass_attributes_memo: dict[tuple[str, str], list[AttributeType]] = field(default_factory=dict, repr=False)
     _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
     _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
         default=None, repr=False)
@@ -347,16 +348,21 @@ class Program:
             return []
         own = module.qualify(function.class_name)
         found = []
-        for sub in self.subclasses(own):
+        for sub in self._subclasses().get(own, ()):
             sub_module, cls = self.classes[sub]
             method = sub_module.qualify(f"{cls.qualname}.{parts[1]}")
             if method in self.functions:
                 found.append(method)
         return found
 
-    def subclasses(self, class_qualified: str) -> list[str]:
-        """Every class of the tree deriving from ``class_qualified``, directly or not."""
-        return list(self._subclasses().get(class_qualified, ()))
+    def subclass_attribute_types(self, class_qualified: str, attr: str) -> list[AttributeType]:
+        """What ``self.<attr>`` holds in each class of the tree deriving from ``class_qualified`` that
+        builds it (computed once per class and attribute for the tree)."""
+        key = (class_qualified, attr)
+        if key not in self._subclass_attributes_memo:
+            held = (self.attribute_types(sub).get(attr) for sub in self._subclasses().get(class_qualified, ()))
+            self._subclass_attributes_memo[key] = [h for h in held if h is not None and h.constructor is not None]
+        return self._subclass_attributes_memo[key]
 
     def _subclasses(self) -> dict[str, list[str]]:
         """Class -> every class of the tree deriving from it, directly or not (built once per tree)."""

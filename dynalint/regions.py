@@ -11,6 +11,7 @@ intra-function rule: code under ``if not torch.compiler.is_compiling():`` (or th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -159,11 +160,7 @@ class LintContext:
             self._leave_comprehension(node)
         if self._narrowed and id(node) in self._narrowed:
             name, _ = self._narrowed.pop(id(node))
-            previous = self._saved.pop(id(node))
-            if previous is None:
-                self.values.env.pop(name, None)
-            else:
-                self.values.env[name] = previous
+            _put_back(self.values.env, name, self._saved.pop(id(node)))
         if self._body_of and id(node) in self._body_of:
             self._end_of_body(self._body_of.pop(id(node)))
         elif node_type is cst.If and id(node) in self._branches:
@@ -208,14 +205,8 @@ class LintContext:
     def _leave_comprehension(self, node: cst.BaseComp) -> None:
         values = self.values
         for name, kind, structure in reversed(self._comprehension_saved.pop(id(node), [])):
-            if kind is None:
-                values.env.pop(name, None)
-            else:
-                values.env[name] = kind
-            if structure is None:
-                values.structures.pop(name, None)
-            else:
-                values.structures[name] = structure
+            _put_back(values.env, name, kind)
+            _put_back(values.structures, name, structure)
 
     def _end_of_body(self, statement: int) -> None:
         """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
@@ -310,6 +301,14 @@ class LintContext:
 
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def _put_back(table: dict[str, Any], name: str, previous: Any) -> None:
+    """Restore what ``name`` held in ``table`` before a block or comprehension (``None``: it held nothing)."""
+    if previous is None:
+        table.pop(name, None)
+    else:
+        table[name] = previous
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

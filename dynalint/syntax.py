@@ -10,7 +10,7 @@ this expression read ``n``?") with that same traversal, iteratively, so any nest
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import libcst as cst
@@ -33,16 +33,24 @@ def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     )
 
 
-def _is_node_type(value_type: type) -> bool:
-    """Whether values of this type are LibCST nodes: one dict lookup per type instead of an ABC
-    ``isinstance`` (LibCST's node classes are ABCs, whose check runs a Python-level hook) per value."""
-    known = _NODE_TYPES.get(value_type)
-    if known is None:
-        known = _NODE_TYPES[value_type] = issubclass(value_type, cst.CSTNode)
-    return known
+def subclass_test(*bases: type) -> Callable[[type], bool]:
+    """``is_kind(type(value))``: whether values of a type derive from ``bases``, answered from a memo.
+
+    LibCST's node classes are ABCs, whose ``isinstance`` runs a Python-level hook on every call; the
+    walk and the value analysis ask of every node, so they ask once per type instead.
+    """
+    known: dict[type, bool] = {}
+
+    def is_kind(value_type: type) -> bool:
+        answer = known.get(value_type)
+        if answer is None:
+            answer = known[value_type] = issubclass(value_type, bases)
+        return answer
+
+    return is_kind
 
 
-_NODE_TYPES: dict[type, bool] = {tuple: False, list: False, str: False, type(None): False}
+_is_node_type = subclass_test(cst.CSTNode)
 
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -18,10 +18,13 @@ import libcst as cst
 
 from dynalint.kinds import Kind, ValueType
 from dynalint.names import ImportTable, dotted_name
+from dynalint.syntax import subclass_test
 from dynalint.torchapi import (
     CONST_BUILTINS, DATA_CONVERSIONS, SPLITTING_BUILTINS, DATA_METHODS, META_ATTRIBUTES, META_METHODS, PASSTHROUGH_BUILTINS, REDUCTIONS,
     TENSOR_ATTRIBUTES, TorchResult, torch_result,
 )
+
+_is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
 
 
 _KIND_OF_RESULT = {
@@ -325,14 +328,3 @@ def _constant_index(node: cst.Subscript) -> int | None:
     if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
         index, sign = index.expression, -1
     return sign * int(index.evaluated_value) if isinstance(index, cst.Integer) else None
-
-
-_LITERAL_TYPES: dict[type, bool] = {}
-
-
-def _is_literal_type(node_type: type) -> bool:
-    """Whether nodes of this type are number or string literals (one ``issubclass`` per type, then a lookup)."""
-    known = _LITERAL_TYPES.get(node_type)
-    if known is None:
-        known = _LITERAL_TYPES[node_type] = issubclass(node_type, (cst.BaseNumber, cst.BaseString))
-    return known

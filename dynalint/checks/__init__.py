@@ -28,8 +28,8 @@ from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
 from dynalint.checks.rank_divergent_break import RankDivergentBreak
-from dynalint.checks.skipped_torch_function import SkippedTorchFunction
 from dynalint.checks.recurrent_module_call import RecurrentModuleCall
+from dynalint.checks.skipped_torch_function import SkippedTorchFunction
 from dynalint.checks.sparse_tensor import SparseTensor
 from dynalint.checks.tensor_as_int import TensorAsInt
 from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
