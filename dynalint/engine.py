@@ -210,14 +210,29 @@ def _unparsable(
     return diagnostics.too_complex(filename, function.lineno, detail)
 
 
-def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
+def compiled_segments(source: str, summary: ModuleSummary, program: Program) -> list[str]:
+    """The texts the lint stage hands LibCST for one file: its outermost compiled functions, each cut out
+    as ``lint_module`` cuts it (``bench/speed.py`` times parsing them, the floor of this stage)."""
+    lines = python_lines(source)
+    return [_cut(lines, function)[0] for function in _outermost_compiled(summary, program)
+            if function.nesting <= MAX_NESTING]
+
+
+def _cut(lines: list[str], function: FunctionSummary) -> tuple[str, bool, dict[int, int]]:
+    """A function's lines as LibCST will parse them; whether they are indented (a method, wrapped in a
+    class header); the columns cut per file line (``_without_form_feed_indents``)."""
     cut, shifts = _without_form_feed_indents(lines[function.start_line - 1: function.end_line], function.start_line)
     # A backslash ending the function's last line joins it to a blank line (or the end of the file)
     # that is not part of the cut: dropping it ends the statement where Python ends it.
     cut[-1] = re.sub(r"\\(\r\n|\r|\n)?\Z", lambda m: m.group(1) or "", cut[-1])
     text = "".join(cut)
     indented = bool(indentation(text))
-    module = cst.parse_module(f"class _:\n{text}" if indented else text)
+    return (f"class _:\n{text}" if indented else text), indented, shifts
+
+
+def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
+    text, indented, shifts = _cut(lines, function)
+    module = cst.parse_module(text)
     statement = module.body[0]
     if indented:
         statement = statement.body.body[0]  # type: ignore[union-attr]

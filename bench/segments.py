@@ -1,0 +1,34 @@
+"""Write, as JSON, the texts dynalint's lint stage hands LibCST for a tree: its compiled functions.
+
+    python bench/segments.py TREE OUT.json
+
+Run from the project root. ``speed.py`` uses it once per corpus (untimed) and then times parsing
+those texts with LibCST alone: with ``ast.parse`` of every file, that is the work any lint stage
+built on LibCST does before a rule runs, the floor under the whole-tree ratio.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from dynalint import api, config, engine
+
+
+def main() -> None:
+    tree, out = sys.argv[1], Path(sys.argv[2])
+    result = api.lint_paths([tree], config.load(start=Path.cwd()))
+    assert result.program is not None
+    modules = {id(record.module): record.module for record in result.program.functions.values()}
+    texts = [
+        text
+        for summary in sorted(modules.values(), key=lambda m: m.path)
+        for text in engine.compiled_segments(Path(summary.path).read_bytes().decode("utf-8"), summary, result.program)
+    ]
+    out.write_text(json.dumps(texts), encoding="utf-8")
+    print(f"{len(texts)} compiled functions, {sum(t.count(chr(10)) for t in texts)} lines", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
