@@ -13,19 +13,20 @@ import json
 import sys
 from pathlib import Path
 
-from dynalint import api, config, engine
+from dynalint import api, config, engine, files
 
 
 def main() -> None:
     tree, out = sys.argv[1], Path(sys.argv[2])
-    result = api.lint_paths([tree], config.load(start=Path.cwd()))
+    settings = config.load(start=Path.cwd())
+    result = api.lint_paths([tree], settings)
     assert result.program is not None
     modules = {id(record.module): record.module for record in result.program.functions.values()}
-    texts = [
-        text
-        for summary in sorted(modules.values(), key=lambda m: m.path)
-        for text in engine.compiled_segments(Path(summary.path).read_bytes().decode("utf-8"), summary, result.program)
-    ]
+    texts = []
+    for summary in sorted(modules.values(), key=lambda m: m.path):
+        source = files.read_source(Path(summary.path), summary.path, settings.max_file_kb)  # as the lint stage reads it
+        if isinstance(source, str):
+            texts += engine.compiled_segments(source, summary, result.program)
     out.write_text(json.dumps(texts), encoding="utf-8")
     print(f"{len(texts)} compiled functions, {sum(t.count(chr(10)) for t in texts)} lines", file=sys.stderr)
 
