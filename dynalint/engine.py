@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -43,7 +43,7 @@ VisitorMethod = Callable[[cst.CSTNode], object]
 # stays under 50; generated expressions (a 900-term ``a + b + ...``) reach the hundreds.
 MAX_NESTING = 2500
 
-@lru_cache(maxsize=None)
+@cache
 def _visitor_names(rule_class: type[Rule]) -> tuple[str, ...]:
     """The ``visit_*`` / ``leave_*`` methods a rule defines (not LibCST's hundreds of inherited no-ops)."""
     own = (cls for cls in rule_class.__mro__ if issubclass(cls, Rule))
@@ -88,7 +88,7 @@ class _Walker:
                 continue
             try:
                 method(node)
-            except Exception as error:  # a broken rule must not lose the other rules' findings
+            except Exception as error:  # noqa: BLE001 - a broken rule must not lose the other rules' findings
                 self.failures[type(rule)] = describe(error)
 
 
@@ -276,7 +276,6 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> lis
         rule = report.rule
         region_confidence = report.region.confidence if report.region else None
         likely = Confidence.LIKELY in (report.confidence, region_confidence)
-        offset = segment.line_offset
         findings.append(
             Finding(
                 code=rule.code,
