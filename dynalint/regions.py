@@ -73,10 +73,7 @@ class LintContext:
 
         Names bound locally in the current function (parameters, assignments) shadow imports.
         """
-        dotted = dotted_name(node)
-        if dotted is None or dotted.split(".")[0] in self.values.env:
-            return None
-        return self.imports.resolve(dotted)
+        return self.values.resolve(node)
 
     def resolve_call(self, func: cst.BaseExpression) -> Callee | None:
         """The function in the tree that a call's ``func`` expression reaches, if known."""

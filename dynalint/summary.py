@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, fields
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any, NamedTuple
 
 from dynalint import typehints
@@ -59,14 +60,9 @@ class _PickledAsTuple:
         self.__dict__.update(zip(_field_names(type(self)), state))
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
+@cache
 def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass

@@ -138,8 +138,7 @@ class ValueScope:
         ) and all(not a.star and a.keyword is None for a in iterated.args):
             elements = [e.value for e in target.elements]
             arguments = [a.value for a in iterated.args]
-            dotted = dotted_name(iterated.func)
-            builtin = None if dotted is None or dotted.split(".")[0] in self.env else self.imports.resolve(dotted)
+            builtin = self.resolve(iterated.func)
             if builtin == "builtins.zip" and len(arguments) == len(elements):
                 for element, argument in zip(elements, arguments):
                     self.bind(element, None, self.loop_item(argument))
@@ -158,6 +157,14 @@ class ValueScope:
         structure = self.structure(iterated)  # ``for t in tensors`` with ``tensors: List[Tensor]``
         return structure.element(None) if structure is not None else Kind.UNKNOWN
 
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """Qualified name of a ``Name`` / ``Attribute`` chain through the module's imports; ``None`` when
+        its first name is bound in this function (a parameter or local shadows an import)."""
+        dotted = dotted_name(node)
+        if dotted is None or dotted.split(".")[0] in self.env:
+            return None
+        return self.imports.resolve(dotted)
+
     def structure(self, node: cst.BaseExpression) -> ValueType | None:
         """What indexing, iterating or unpacking ``node`` gives, where known: a name bound to a container
         or tuple, or a call of a function of the tree annotated to return one."""
@@ -173,10 +180,7 @@ class ValueScope:
 
     def _splits_a_tensor(self, node: cst.Call) -> bool:
         """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
-        dotted = dotted_name(node.func)
-        if dotted is None or dotted.split(".")[0] in self.env:
-            return False
-        return self.imports.resolve(dotted) in SPLITTING_BUILTINS and self.kind(node.args[0].value).is_tensor_like
+        return self.resolve(node.func) in SPLITTING_BUILTINS and self.kind(node.args[0].value).is_tensor_like
 
     # -- queries ------------------------------------------------------------------------------
     def kind(self, node: cst.BaseExpression) -> Kind:
@@ -225,9 +229,7 @@ class ValueScope:
             if attr in self.tensor_attrs:
                 return Kind.TENSOR
             return Kind.META if attr == "training" else Kind.UNKNOWN
-        dotted = dotted_name(node)
-        resolved = self.imports.resolve(dotted) if dotted and dotted.split(".")[0] not in self.env else None
-        if resolved is not None:
+        if self.resolve(node) is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
         base = self.kind(node.value)
         if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.INPUT, Kind.UNKNOWN):
