@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 
 from dynalint.api import lint_paths  # noqa: E402
-from dynalint.config import Config  # noqa: E402
+from dynalint.project.config import Config  # noqa: E402
 
 
 def main() -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-from importlib import metadata
 import subprocess
 import sys
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 CACHE = Path.home() / ".cache" / "dynalint-bench"

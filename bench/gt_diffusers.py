@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import torch
 import diffusers as d
+import torch
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 

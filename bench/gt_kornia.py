@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import torch
 import kornia.augmentation as A
 import kornia.feature as KF
 import kornia.filters as KFi
+import torch
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 

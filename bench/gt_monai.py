@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import torch
-from torch import nn
 import monai.losses as L
 import monai.networks.nets as N
-
+import torch
 from gt_calls import library_call
+from torch import nn
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 _GEN = torch.Generator().manual_seed(0)

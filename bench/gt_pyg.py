@@ -11,10 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch import nn
 import torch_geometric.nn as g
-
 from gt_calls import library_call
+from torch import nn
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 N, F, E, H = 12, 8, 40, 16

@@ -16,8 +16,8 @@ Both are also given per rule (precision, and the sites the rule covers) and per 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 Location = tuple[str, int]
 

@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dynalint import registry  # noqa: E402
-from dynalint.api import lint_paths  # noqa: E402
-from dynalint.config import ConfigError, parse  # noqa: E402
-from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
-
 from gt_score import StaticFinding  # noqa: E402
+
+from dynalint import checks  # noqa: E402
+from dynalint.api import lint_paths  # noqa: E402
+from dynalint.project.config import ConfigError, parse  # noqa: E402
+from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
 
 SOURCES = Path.home() / ".cache" / "dynalint-bench" / "src"
 
@@ -82,7 +82,7 @@ def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
         path = Path(finding.filename).resolve().relative_to(folder.resolve()).as_posix()
         static = StaticFinding(finding.code, path, finding.start.line, finding.end.line, finding.message,
                                finding.confidence.value)
-        rule = registry.lookup(finding.code)
+        rule = checks.lookup(finding.code)
         breaks = rule is not None and rule.hazard in BREAK_HAZARDS and not finding.code.startswith("DYN9")
         (out.findings if breaks else out.other).append(static)
     return out

@@ -13,7 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from dynalint import api, config, engine, files
+from dynalint import api
+from dynalint.lint import engine
+from dynalint.project import config, files
 
 
 def main() -> None:

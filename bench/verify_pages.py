@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dynalint import catalog  # noqa: E402
+from dynalint.lint import rule_pages  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +34,7 @@ def main() -> int:
         folders = {"Example": Path(scratch) / "examples", "Use instead": Path(scratch) / "use_instead"}
         for folder in folders.values():
             folder.mkdir()
-        for page in catalog.load_pages().values():
+        for page in rule_pages.load_pages().values():
             metadata = page.text.splitlines()[2]
             if "Kind:" in metadata and "Kind: break" not in metadata:
                 continue  # hazard pages are proven by their own harness modes

@@ -1,11 +1,28 @@
 """dynalint: find TorchDynamo graph breaks before running the code.
 
-The package's public surface is small: :func:`lint_source` and :func:`lint_paths` (in ``api``),
-the value types in ``finding`` and the :class:`Rule` base class for writing checks.
+The public API is two functions, both in ``dynalint.api`` and named here:
+
+- ``lint_paths(paths, config=None, ...)``: lint files and folders as the ``dynalint`` command does;
+- ``lint_source(text, path="<string>", config=None)``: the findings of one source text.
+
+They are imported on first use, so that ``import dynalint`` (and ``dynalint --version``) stays cheap.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["__version__"]
+from dynalint.model.version import __version__
+
+if TYPE_CHECKING:
+    from dynalint.api import lint_paths, lint_source
+
+__all__ = ["__version__", "lint_paths", "lint_source"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("lint_paths", "lint_source"):
+        from dynalint import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'dynalint' has no attribute {name!r}")

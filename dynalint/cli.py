@@ -1,4 +1,4 @@
-"""Command line: parse flags, call ``api``, print with a reporter, map the result to an exit code.
+"""Command line: parse flags, build a ``Pipeline``, print with a reporter, map the result to an exit code.
 
 Exit codes: 0 no findings, 1 findings (``--exit-zero`` turns that into 0), 2 usage, config or
 internal error, 130 interrupted (Ctrl-C). ``dynalint PATH...`` is short for ``dynalint check PATH...``.
@@ -11,24 +11,25 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from dynalint import __version__, listing, progress
-from dynalint.config import Config, ConfigError, load
-from dynalint.finding import Confidence
-from dynalint.reporters import REPORTERS, Run
-from dynalint.reporters.text import summary
+from dynalint.model.finding import Confidence
+from dynalint.model.version import __version__
+from dynalint.output import progress, rule_table
+from dynalint.output.reporters import REPORTERS, Run
+from dynalint.output.reporters.text import summary
+from dynalint.project.config import Config, ConfigError, load
 
 if TYPE_CHECKING:
-    from dynalint import api
+    from dynalint.pipeline import LintResult, Pipeline
 
 # What a command needs is imported when it runs: ``--version`` and ``--help`` import no stage, and a
 # run with no compiled code never imports LibCST or the rules (issue 11, start-up).
-STDIN = "-"  # ``api.STDIN``
+STDIN = "-"  # ``pipeline.STDIN``
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
@@ -48,7 +49,7 @@ class _DefaultToCheck(click.Group):
 
 
 def _holds_python(path: str) -> bool:
-    from dynalint import files
+    from dynalint.project import files
 
     return files.holds_python(Path(path))
 
@@ -120,7 +121,10 @@ def check(
     add_noqa: bool,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
-    from dynalint import files, nearest, parallel
+    from dynalint.lint import parallel
+    from dynalint.pipeline import Options, Pipeline
+    from dynalint.project import files
+    from dynalint.project.config_tree import ConfigTree
 
     paths = paths or ((STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
     try:
@@ -140,23 +144,23 @@ def check(
         click.echo(f"dynalint: error: no such file or directory: {missing[0]}", err=True)
         sys.exit(EXIT_ERROR)
     stdin_text = sys.stdin.buffer.read() if STDIN in paths else None
-    gc.disable()  # for the rest of this process: see api.lint_paths (the exit frees everything at once)
-    tree = nearest.ConfigTree(config, overrides, fixed=config_file is not None)
+    gc.disable()  # for the rest of this process: see Pipeline.run (the exit frees everything at once)
     # --verify observes installed code named on the command line like the project's; with factories,
-    # it lints such code only where the factories ran (``verify.verify`` calls ``relint``).
+    # it lints such code only where the factories ran (``verify.verify`` calls ``Pipeline.relint``).
     libraries = files.third_party(paths, config.root) if verify else ()
     deferred = libraries if config.verify_factories else ()
     static_paths = [p for p in paths if p == STDIN or str(Path(p).resolve()) not in deferred]
     bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
-
-    def lint(named: Sequence[str], shown: Callable[..., object] | None = None) -> nearest.GroupedResult:
-        return nearest.lint_paths(tree, named, force_exclude=force_exclude, stdin_text=stdin_text,
-                                  stdin_filename=stdin_filename, use_cache=not no_cache,
-                                  jobs=jobs or parallel.default_jobs(), progress=shown, program_needed=verify)
+    pipeline = Pipeline(
+        ConfigTree(config, overrides, fixed=config_file is not None),
+        Options(force_exclude=force_exclude, stdin_text=stdin_text, stdin_filename=stdin_filename,
+                use_cache=not no_cache, jobs=jobs or parallel.default_jobs(), program_needed=verify),
+        progress=bar.update if bar is not None else None,
+    )
 
     try:
-        grouped = lint(static_paths, bar and bar.update)
-        result, config = grouped.result, grouped.configs[0]
+        result = pipeline.run(static_paths)
+        config = pipeline.groups[0]
     except ConfigError as error:  # a sub-project's own config, read when the walk reached it
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
@@ -172,16 +176,16 @@ def check(
     if census_out and not verify:
         click.echo("dynalint: error: --census-out needs --verify", err=True)
         sys.exit(EXIT_ERROR)
-    if verify and len(grouped.configs) > 1:
-        sources = ", ".join(str(c.source or "defaults") for c in grouped.configs)
+    if verify and len(pipeline.groups) > 1:
+        sources = ", ".join(str(c.source or "defaults") for c in pipeline.groups)
         click.echo(f"dynalint: error: --verify checks one project at a time; these files use "
-                   f"{len(grouped.configs)} configs ({sources}): run it in each project", err=True)
+                   f"{len(pipeline.groups)} configs ({sources}): run it in each project", err=True)
         sys.exit(EXIT_ERROR)
     if not quiet:
         for warning in result.warnings:
             click.echo(f"dynalint: warning: {warning}", err=True)
     if add_noqa:
-        from dynalint import add_noqa as noqa_writer
+        from dynalint.output import add_noqa as noqa_writer
 
         added = noqa_writer.add_noqa(result.findings)
         for line in added.left:
@@ -189,7 +193,7 @@ def check(
         click.echo(f"Added {added.directives} noqa directives to {added.files} files", err=True)
         sys.exit(EXIT_CLEAN)
     if write_baseline is not None:
-        from dynalint import baseline as findings_baseline
+        from dynalint.output import baseline as findings_baseline
 
         written = findings_baseline.write(result.findings, write_baseline)
         click.echo(f"Wrote {written} findings to the baseline {write_baseline}", err=True)
@@ -199,9 +203,9 @@ def check(
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
     gate_failed = False
     if verify:
-        relint = (lambda reached: lint([*static_paths, *reached]).result) if deferred else None
+        relinter = pipeline if deferred else None
         result, gate_failed = _verify(
-            result, config, libraries, relint, verify_backend, device, verify_timeout, census_out, baseline, quiet
+            result, config, libraries, relinter, verify_backend, device, verify_timeout, census_out, baseline, quiet
         )
     if gate_failed:
         status = EXIT_FINDINGS
@@ -219,7 +223,7 @@ def check(
 
 def _without_baseline(findings: list, path: Path, quiet: bool) -> list:
     """The findings a static baseline does not hold; says how many it held and how many are gone."""
-    from dynalint import baseline as findings_baseline
+    from dynalint.output import baseline as findings_baseline
 
     try:
         outcome = findings_baseline.apply(findings, findings_baseline.load(path))
@@ -240,17 +244,17 @@ def _positive_seconds(value: float | None) -> float | None:
 
 
 def _verify(
-    result: api.LintResult,
+    result: LintResult,
     config: Config,
     libraries: Sequence[str],
-    relint: Callable[[list[str]], api.LintResult] | None,
+    relinter: Pipeline | None,
     backend: str,
     device: str,
     timeout: float | None,
     census_out: Path | None,
     baseline: Path | None,
     quiet: bool,
-) -> tuple[list, bool]:
+) -> tuple[LintResult, bool]:
     """Run ``--verify``; return the lint result with judged findings, and whether the census gate failed."""
     from dynalint import verify as verifier
     from dynalint.verify import census as census_module
@@ -258,7 +262,7 @@ def _verify(
     try:
         outcome = verifier.verify(
             verifier.Static(result.findings, result.program, result.entries), root=config.root,
-            factories=config.verify_factories, libraries=libraries, relint=relint, backend=backend,
+            factories=config.verify_factories, libraries=libraries, relinter=relinter, backend=backend,
             device=device, timeout=config.verify_timeout if timeout is None else timeout,
         )
     except (verifier.TorchMissing, verifier.WorkerError) as error:
@@ -297,7 +301,7 @@ def _verify(
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
 def clean(config_file: Path | None) -> None:
     """Remove the cache folder of the project (`cache-dir`, else .dynalint_cache in its root)."""
-    from dynalint import cache
+    from dynalint.incremental import cache
 
     try:
         folder = load(config_file, Path.cwd()).cache_folder
@@ -314,10 +318,11 @@ def clean(config_file: Path | None) -> None:
 @click.argument("code_or_name")
 def rule(code_or_name: str) -> None:
     """Print the page of a rule, by code (DYN101) or name (tensor-item)."""
-    from dynalint import catalog, registry
-    from dynalint.diagnostics import ALL_DIAGNOSTICS
+    from dynalint import checks
+    from dynalint.lint import rule_pages
+    from dynalint.model.diagnostics import ALL_DIAGNOSTICS
 
-    found = registry.lookup(code_or_name)
+    found = checks.lookup(code_or_name)
     diagnostic = next((d for d in ALL_DIAGNOSTICS if code_or_name.upper() == d.code or code_or_name == d.name), None)
     if found is None and diagnostic is None:
         click.echo(f"dynalint: error: no rule named {code_or_name!r} (see `dynalint rules`)", err=True)
@@ -326,10 +331,10 @@ def rule(code_or_name: str) -> None:
         click.echo(f"# {diagnostic.code} `{diagnostic.name}`: {diagnostic.summary}\n\n{diagnostic.help}.")
         return
     assert found is not None
-    page = catalog.load_pages().get(found.code)
+    page = rule_pages.load_pages().get(found.code)
     if page is None:  # an install without the pages: the rule's own metadata still says the essentials
         click.echo(
-            f"# {found.code} `{found.name}`\n\n{listing.template_free(found.message)}\n\n"
+            f"# {found.code} `{found.name}`\n\n{rule_table.template_free(found.message)}\n\n"
             f"help: {found.help}\nGB ids: {', '.join(found.gb_ids)}"
         )
         return
@@ -342,7 +347,7 @@ def rule(code_or_name: str) -> None:
 def server(jobs: int | None) -> None:
     """Run the language server on standard input and output (needs `pip install 'dynalint[server]'`)."""
     try:
-        from dynalint import server as language_server
+        from dynalint.editor import server as language_server
     except ImportError as error:
         if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
             raise
@@ -352,7 +357,7 @@ def server(jobs: int | None) -> None:
 
 
 @main.command(name="rules")
-@click.option("--output-format", type=click.Choice(sorted(listing.RENDERERS)), default="text", show_default=True)
+@click.option("--output-format", type=click.Choice(sorted(rule_table.RENDERERS)), default="text", show_default=True)
 @click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
 def list_rules(output_format: str, coverage: bool) -> None:
     """List every rule: code, name, GB ids, summary (markdown: the table the README points to)."""
@@ -361,17 +366,17 @@ def list_rules(output_format: str, coverage: bool) -> None:
     if coverage:
         _print_coverage(output_format)
         return
-    click.echo(listing.RENDERERS[output_format](listing.rows(ALL_RULES)))
+    click.echo(rule_table.RENDERERS[output_format](rule_table.rows(ALL_RULES)))
 
 
 def _print_coverage(output_format: str) -> None:
     """``dynalint rules --coverage``: every GB id of the registry and what dynalint does about it."""
-    from dynalint import coverage
     from dynalint.checks import ALL_RULES
+    from dynalint.output import gb_coverage
 
     try:
-        data = coverage.load_data()
+        data = gb_coverage.load_data()
     except FileNotFoundError as error:
         click.echo(f"dynalint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(coverage.RENDERERS[output_format](coverage.build(data, ALL_RULES), data.reasons).rstrip("\n"))
+    click.echo(gb_coverage.RENDERERS[output_format](gb_coverage.build(data, ALL_RULES), data.reasons).rstrip("\n"))

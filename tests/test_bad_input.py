@@ -21,11 +21,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from dynalint import engine
+from dynalint.analysis.program import link
+from dynalint.analysis.summarize import summarize
 from dynalint.checks.print_call import PrintCall
-from dynalint.program import link
-from dynalint.rule import Rule
-from dynalint.summary import summarize
+from dynalint.lint import engine
+from dynalint.lint.rule import Rule
 
 ROOT = Path(__file__).resolve().parent.parent
 FINDING = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+):(?P<column>\d+): (?P<code>DYN\d{3}) (?P<message>.+)$")
@@ -222,7 +222,7 @@ def test_crashing_rule_becomes_dyn903_and_other_rules_still_report(order: str) -
     rules = [Boom, PrintCall] if order == "crashing-first" else [PrintCall, Boom]
     summary = summarize(ast.parse(GOOD), "good.py", "good")
     program = link([summary])
-    findings = engine.lint_module(GOOD, "good.py", summary, program, rules)
+    findings = engine.lint_module(GOOD, "good.py", summary, program, rules, every_rule=rules)
 
     crashes = [f for f in findings if f.code == "DYN903"]
     assert len(crashes) == 1, findings

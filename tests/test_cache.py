@@ -18,10 +18,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from dynalint import cache, parallel
 from dynalint.api import lint_paths
-from dynalint.config import Config, load
-from dynalint.digests import ImportClosure
+from dynalint.incremental import cache
+from dynalint.incremental.digests import ImportClosure
+from dynalint.lint import parallel
+from dynalint.project.config import Config, load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,8 +150,8 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
     write(tmp_path, {**PROJECT, "pkg/model.py": PROJECT["pkg/model.py"].replace("return y + 1", "print(y)")})
     first = findings(tmp_path)
     assert first == [("model.py", 10, "DYN201")]
-    import dynalint.api as api
-    import dynalint.engine as engine
+    import dynalint.lint.engine as engine
+    import dynalint.pipeline.stages as stages
 
     def must_not_lint(*args: object, **kwargs: object) -> None:
         raise AssertionError("a file was linted again although nothing changed")
@@ -159,7 +160,7 @@ def test_an_unchanged_tree_is_answered_from_the_cache(tmp_path: Path, monkeypatc
         raise AssertionError("a file was parsed again although nothing changed")
 
     monkeypatch.setattr(engine, "lint_module", must_not_lint)
-    monkeypatch.setattr(api, "_prepare", must_not_parse)
+    monkeypatch.setattr(stages, "prepare", must_not_parse)
     assert findings(tmp_path) == first
 
 
@@ -309,12 +310,12 @@ def test_an_unchanged_tree_answers_a_named_file_without_summaries_or_a_link(
     expected = findings(tmp_path, "pkg/helpers.py", use_cache=False)
     assert expected == [("helpers.py", 2, "DYN201")]
     assert findings(tmp_path, "pkg/helpers.py") == expected
-    import dynalint.api as api
+    import dynalint.pipeline.stages as stages
 
     loaded: list[str] = []
     real_load = cache._load
     monkeypatch.setattr(cache, "_load", lambda path, *rest: loaded.append(path.name) or real_load(path, *rest))
-    monkeypatch.setattr(api, "link", lambda *args, **kwargs: pytest.fail("the program was linked again"))
+    monkeypatch.setattr(stages, "link", lambda *args, **kwargs: pytest.fail("the program was linked again"))
     assert findings(tmp_path, "pkg/helpers.py") == expected
     assert "summaries.pack" not in loaded and "snapshot.pack" in loaded
 
@@ -341,7 +342,7 @@ def test_an_edit_writes_a_delta_beside_the_summaries_not_the_whole_pack(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Pre-commit after an edit: the run stores one changed summary, not the summaries of the whole tree."""
-    import dynalint.api as api
+    import dynalint.pipeline.stages as stages
 
     write(tmp_path, {**PROJECT, "pkg/helpers.py": "def fast(x):\n    return x * 2\n"})
     assert findings(tmp_path) == []
@@ -354,8 +355,8 @@ def test_an_edit_writes_a_delta_beside_the_summaries_not_the_whole_pack(
 
     # The next run reads the delta over the pack: the edited file is not summarized again.
     summarized: list[str] = []
-    real_prepare = api._prepare
-    monkeypatch.setattr(api, "_prepare", lambda source, *rest: summarized.append(source.display) or real_prepare(source, *rest))
+    real_prepare = stages.prepare
+    monkeypatch.setattr(stages, "prepare", lambda source, *rest: summarized.append(source.display) or real_prepare(source, *rest))
     (tmp_path / "pkg" / "model.py").write_text((tmp_path / "pkg" / "model.py").read_text() + "# edited\n")
     assert findings(tmp_path) == [("helpers.py", 2, "DYN201")]
     assert [Path(name).name for name in summarized] == ["model.py"]

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from dynalint import __version__, catalog
+from dynalint import __version__
 from dynalint.checks import ALL_RULES
 from dynalint.cli import main
+from dynalint.lint import rule_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 FINDING = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+):(?P<column>\d+): (?P<code>DYN\d{3}) (?P<message>\S.*)$")
@@ -405,7 +406,7 @@ def test_rules_json() -> None:
 
 
 def test_rules_without_pages_show_no_unfilled_placeholders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalog, "load_pages", lambda: {})  # an install without the rule pages
+    monkeypatch.setattr(rule_pages, "load_pages", lambda: {})  # an install without the rule pages
     rows = json.loads(invoke(["rules", "--output-format", "json"]).stdout)
     assert {row["code"] for row in rows} == {rule.code for rule in ALL_RULES}
     leaking = {row["code"]: row["summary"] for row in rows if re.search(r"\{\w+\}", row["summary"])}
@@ -413,7 +414,7 @@ def test_rules_without_pages_show_no_unfilled_placeholders(monkeypatch: pytest.M
 
 
 def test_rule_without_its_page_shows_no_unfilled_placeholders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalog, "load_pages", lambda: {})
+    monkeypatch.setattr(rule_pages, "load_pages", lambda: {})
     result = invoke(["rule", "DYN201"])
     assert result.exit_code == 0
     assert "DYN201" in result.stdout

@@ -234,7 +234,7 @@ def test_wrong_type_exits_2_naming_the_key(project: Path, body: str, key: str) -
 
 
 def test_verify_factories_take_a_mode_per_factory(project: Path) -> None:
-    from dynalint.config import Factory, load
+    from dynalint.project.config import Factory, load
 
     configure(project, '\n[tool.dynalint.verify]\nfactories = ["m:a", { factory = "m:b", mode = "train" }]\n')
     assert load(None, project).verify_factories == (Factory("m:a", "eval"), Factory("m:b", "train"))

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from dynalint.api import lint_paths
 from dynalint.cli import main
-from dynalint.config import Config, ConfigError, parse
-from dynalint.finding import Confidence
+from dynalint.model.finding import Confidence
+from dynalint.project.config import Config, ConfigError, parse
 
 PACKAGE = {
     "graphs/__init__.py": "from graphs.subgraph import k_hop\n",

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from dynalint import files, newsyntax
 from dynalint.cli import main
-from dynalint.config import Config
+from dynalint.project import files, newer_syntax
+from dynalint.project.config import Config
 
 PRINT = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n"
 FINDING = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+):(?P<column>\d+): (?P<code>DYN\d{3}) ", re.M)
@@ -298,21 +298,21 @@ def test_newer_syntax_names_the_python_it_needs(
 def test_pep_695_generics_are_recognised(text: str) -> None:
     with pytest.raises(SyntaxError) as raised:
         compile(text, "m.py", "exec")
-    assert "needs Python 3.12+" in newsyntax.describe(raised.value, text)
+    assert "needs Python 3.12+" in newer_syntax.describe(raised.value, text)
 
 
 @pytest.mark.parametrize("text", ["x = = 1\n", "type = (\n", "def f(:\n    pass\n", "match = [1,\n"])
 def test_a_real_syntax_error_keeps_the_interpreters_message(text: str) -> None:
     with pytest.raises(SyntaxError) as raised:
         compile(text, "m.py", "exec")
-    assert "needs Python" not in newsyntax.describe(raised.value, text)
+    assert "needs Python" not in newer_syntax.describe(raised.value, text)
 
 
 def test_a_construct_is_named_only_when_newer_than_the_running_python() -> None:
     text = SAMPLES[(3, 12)]
     error = SyntaxError("invalid syntax", ("m.py", 1, 6, text, 1, 7))
-    assert newsyntax.recognise(error, text, running=(3, 11)) is not None
-    assert newsyntax.recognise(error, text, running=(3, 12)) is None
+    assert newer_syntax.recognise(error, text, running=(3, 11)) is not None
+    assert newer_syntax.recognise(error, text, running=(3, 12)) is None
 
 
 # -- subcommands and folders of the same name ---------------------------------------------------------------

@@ -10,8 +10,8 @@ from __future__ import annotations
 import textwrap
 
 from dynalint.api import lint_source
-from dynalint.config import Config
-from dynalint.finding import Confidence, Finding
+from dynalint.model.finding import Confidence, Finding
+from dynalint.project.config import Config
 
 PRINT_ONLY = Config(select=("DYN201",))
 

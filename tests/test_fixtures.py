@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from dynalint.api import lint_paths
-from dynalint import catalog
 from dynalint.checks import ALL_RULES
-from dynalint.config import Config
+from dynalint.lint import rule_pages
+from dynalint.project.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -70,7 +70,7 @@ def test_every_rule_is_exercised_by_the_fixture_cases_or_its_page_examples() -> 
     """A new rule's page examples (linted and run under Dynamo by test_rule_pages) are its coverage;
     the fixture cases add realistic code around the rules, and may only name rules that exist."""
     in_cases = CASE_CODES
-    in_pages = {code for page in catalog.load_pages().values() for b in page.blocks("Example") for _, code in b.expected()}
+    in_pages = {code for page in rule_pages.load_pages().values() for b in page.blocks("Example") for _, code in b.expected()}
     assert in_cases <= ALL_CODES, in_cases - ALL_CODES
     assert ALL_CODES <= in_cases | in_pages, ALL_CODES - in_cases - in_pages
 

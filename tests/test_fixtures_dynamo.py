@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixtures import CASES, CLEAN, annotations
 
 from dynalint.checks import ALL_RULES
-from test_fixtures import CASES, CLEAN, annotations
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = {rule.code: rule for rule in ALL_RULES}

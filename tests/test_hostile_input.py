@@ -19,8 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from dynalint import api, engine, files
-from dynalint.config import Config
+from dynalint import api
+from dynalint.lint import engine
+from dynalint.pipeline import stages
+from dynalint.project import files
+from dynalint.project.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED_PRINT = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n"
@@ -161,11 +164,11 @@ def test_a_stage_that_raises_on_one_file_costs_that_file_one_diagnostic(
     (tmp_path / "good.py").write_text(COMPILED_PRINT, encoding="utf-8")
     (tmp_path / "cursed.py").write_text(COMPILED_PRINT, encoding="utf-8")
 
-    # Each stage's function (the lint stage's is imported by api when a run has something to lint),
+    # Each stage's function (the lint stage's is imported by the pipeline when a run has something to lint),
     # and where its arguments name the file(s) it works on.
     module, target, files_of = {
-        "summarize": (api, "summarize", lambda args: [args[1]]),
-        "link": (api, "link", lambda args: [summary.path for summary in args[0]]),
+        "summarize": (stages, "summarize", lambda args: [args[1]]),
+        "link": (stages, "link", lambda args: [summary.path for summary in args[0]]),
         "lint": (engine, "lint_module", lambda args: [args[1]]),
     }[stage]
     real = getattr(module, target)

@@ -46,7 +46,7 @@ folder = sys.argv[1]
 ENTRY_POINTS = {
     "api": """\
 from dynalint.api import lint_paths
-from dynalint.config import Config
+from dynalint.project.config import Config
 
 codes = sorted(f.code for f in lint_paths([folder], Config()).findings)
 """,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from dynalint import notebook
 from dynalint.cli import main
+from dynalint.project import notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-2.1.0-rtm.5.json"

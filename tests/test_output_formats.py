@@ -18,9 +18,9 @@ import pytest
 from test_cli import JSON_FIELDS, invoke, write
 
 from dynalint.checks import ALL_RULES
-from dynalint.diagnostics import ALL_DIAGNOSTICS
-from dynalint.reporters import REPORTERS
-from dynalint.reporters.github import escape_data, escape_property
+from dynalint.model.diagnostics import ALL_DIAGNOSTICS
+from dynalint.output.reporters import REPORTERS
+from dynalint.output.reporters.github import escape_data, escape_property
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-2.1.0-rtm.5.json"

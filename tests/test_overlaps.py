@@ -14,7 +14,7 @@ import pytest
 
 from dynalint.api import lint_source
 from dynalint.checks import ALL_RULES
-from dynalint.config import Config
+from dynalint.project.config import Config
 
 SLICE = """\
 import torch
@@ -69,9 +69,9 @@ def test_every_superseded_code_names_a_rule() -> None:
 def test_no_rule_imports_another_rule_or_the_summary_stage() -> None:
     checks = Path(__file__).resolve().parent.parent / "dynalint" / "checks"
     for module in sorted(checks.glob("*.py")):
-        if module.name == "__init__.py":
+        if module.name in ("__init__.py", "__main__.py"):  # the rule list and the index generator
             continue
         tree = ast.parse(module.read_text(encoding="utf-8"))
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-        assert not {name for name in imported if name.startswith(("dynalint.checks", "dynalint.summary"))}, module.name
+        assert not {name for name in imported if name.startswith(("dynalint.checks", "dynalint.analysis.summar"))}, module.name

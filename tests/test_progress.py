@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dynalint import progress
+from dynalint.output import progress
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = "\x1b["

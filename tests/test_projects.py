@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from dynalint.api import lint_paths
-from dynalint.config import Config
-
-from conftest import ROOT
+from dynalint.project.config import Config
 
 PROJECT = ROOT / "fixtures" / "projects" / "tinygpt"
 ANNOTATION = re.compile(r"#\s*error:\s*(DYN\d{3}(?:\s*,\s*DYN\d{3})*)")

@@ -91,9 +91,9 @@ sys.path[:0] = [str(here / "src"), str(here / "lib" / "site-packages")]
 
 
 def plugin_args() -> list[str]:
-    """``-p dynalint.pytest_plugin`` only where the ``pytest11`` entry point is not installed yet."""
+    """``-p dynalint.census.plugin`` only where the ``pytest11`` entry point is not installed yet."""
     names = {ep.value for ep in entry_points(group="pytest11")} if sys.version_info >= (3, 10) else set()
-    return [] if "dynalint.pytest_plugin" in names else ["-p", "dynalint.pytest_plugin"]
+    return [] if "dynalint.census.plugin" in names else ["-p", "dynalint.census.plugin"]
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -130,7 +130,7 @@ def test_without_its_options_the_plugin_imports_neither_torch_nor_the_linter(pyt
         import sys
 
         def test_nothing_heavy_was_imported():
-            assert "dynalint.pytest_plugin" in sys.modules  # the plugin is loaded...
+            assert "dynalint.census.plugin" in sys.modules  # the plugin is loaded...
             heavy = [m for m in ("torch", "libcst", "dynalint.api", "dynalint.verify") if m in sys.modules]
             assert heavy == []  # ...and loaded nothing that would slow every project's collection
     ''')
@@ -267,7 +267,7 @@ def test_compare_fails_on_a_moved_break_and_on_more_recompiles() -> None:
 
 
 def test_census_paths_is_a_list_of_folders_relative_to_the_config(tmp_path: Path) -> None:
-    from dynalint import config as config_module
+    from dynalint.project import config as config_module
 
     (tmp_path / "pyproject.toml").write_text('[tool.dynalint]\ncensus-paths = ["src"]\n', encoding="utf-8")
     assert config_module.load(start=tmp_path).census_paths == ("src",)

@@ -11,8 +11,8 @@ import textwrap
 import pytest
 
 from dynalint.api import lint_source
-from dynalint.config import Config
-from dynalint.finding import Confidence, Finding
+from dynalint.model.finding import Confidence, Finding
+from dynalint.project.config import Config
 
 PRINT_ONLY = Config(select=("DYN201",))
 

@@ -23,15 +23,15 @@ import re
 from collections import Counter
 
 import pytest
-
-from dynalint import catalog, listing
-from dynalint.api import lint_source
-from dynalint.checks import ALL_RULES
-from dynalint.config import Config
-
 from conftest import run_snippets
 
-PAGES = catalog.load_pages()
+from dynalint.api import lint_source
+from dynalint.checks import ALL_RULES
+from dynalint.lint import rule_pages
+from dynalint.output import rule_table
+from dynalint.project.config import Config
+
+PAGES = rule_pages.load_pages()
 RULES = {rule.code: rule for rule in ALL_RULES}
 KINDS = ("break", "recompile", "rank-divergence", "stale-value")
 WHY = {"break": "Why does it break the graph?", "recompile": "Why does it recompile?",
@@ -69,13 +69,13 @@ def test_page_structure(code: str) -> None:
     assert page.blocks("Example") and page.blocks("Use instead")
 
 
-def _lint_pairs(block: catalog.Block) -> set[tuple[int, str]]:
+def _lint_pairs(block: rule_pages.Block) -> set[tuple[int, str]]:
     findings = lint_source(block.source, f"{block.id}.py", Config(select=(block.page,)))
     return {(f.start.line, f.code) for f in findings}
 
 
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: b.id)
-def test_example_yields_exactly_its_annotations(block: catalog.Block) -> None:
+def test_example_yields_exactly_its_annotations(block: rule_pages.Block) -> None:
     expected = block.expected()
     assert expected, "an Example block must annotate at least one line with # error: CODE"
     assert {code for _, code in expected} == {block.page}
@@ -83,7 +83,7 @@ def test_example_yields_exactly_its_annotations(block: catalog.Block) -> None:
 
 
 @pytest.mark.parametrize("block", USE_INSTEAD, ids=lambda b: b.id)
-def test_use_instead_yields_nothing(block: catalog.Block) -> None:
+def test_use_instead_yields_nothing(block: rule_pages.Block) -> None:
     assert not re.search(r"#\s*error:", block.source)
     assert _lint_pairs(block) == set()
 
@@ -96,7 +96,7 @@ def dynamo_results() -> dict[str, dict]:
     ])
 
 
-def _annotated(block: catalog.Block) -> set[int]:
+def _annotated(block: rule_pages.Block) -> set[int]:
     return {line for line, _ in block.expected()}
 
 
@@ -110,7 +110,7 @@ def _most_recompiles(result: dict) -> int:
     return max(per_frame.values(), default=0)
 
 
-def _example_breaks(block: catalog.Block, result: dict) -> None:
+def _example_breaks(block: rule_pages.Block, result: dict) -> None:
     gb_ids = RULES[block.page].gb_ids
     observed = _breaks(result)
     for line in _annotated(block):
@@ -121,7 +121,7 @@ def _example_breaks(block: catalog.Block, result: dict) -> None:
     assert not unexplained, f"breaks on lines the page does not annotate: {sorted(unexplained)}"
 
 
-def _example_recompiles(block: catalog.Block, result: dict) -> None:
+def _example_recompiles(block: rule_pages.Block, result: dict) -> None:
     assert not result["breaks"], result["breaks"]
     assert _most_recompiles(result) > RECOMPILES_ALLOWED, f"recompiles: {result['recompiles']}"
     guard_lines = {r["line"] for r in result["recompiles"]}
@@ -129,7 +129,7 @@ def _example_recompiles(block: catalog.Block, result: dict) -> None:
         assert line in guard_lines, f"no failing guard from line {line}; recompiles: {result['recompiles']}"
 
 
-def _example_diverges(block: catalog.Block, result: dict) -> None:
+def _example_diverges(block: rule_pages.Block, result: dict) -> None:
     per_rank = {rank: {line for line, _ in _breaks(r)} for rank, r in result["per_rank"].items()}
     for line in _annotated(block):
         breaking = {rank for rank, lines in per_rank.items() if line in lines}
@@ -140,7 +140,7 @@ def _example_diverges(block: catalog.Block, result: dict) -> None:
     assert len(set(graphs.values())) > 1, f"every rank compiled the same number of graphs: {graphs}"
 
 
-def _example_goes_stale(block: catalog.Block, result: dict) -> None:
+def _example_goes_stale(block: rule_pages.Block, result: dict) -> None:
     assert not result["breaks"], result["breaks"]
     assert result["mismatches"], "every compiled call matched its eager replay"
 
@@ -151,7 +151,7 @@ EXAMPLE_CHECKS = {"break": _example_breaks, "recompile": _example_recompiles,
 
 @pytest.mark.torch
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: b.id)
-def test_example_really_shows_its_hazard_under_dynamo(block: catalog.Block, dynamo_results: dict[str, dict]) -> None:
+def test_example_really_shows_its_hazard_under_dynamo(block: rule_pages.Block, dynamo_results: dict[str, dict]) -> None:
     result = dynamo_results[block.id]
     assert result["error"] is None, result["error"]
     EXAMPLE_CHECKS[PAGES[block.page].kind](block, result)
@@ -159,7 +159,7 @@ def test_example_really_shows_its_hazard_under_dynamo(block: catalog.Block, dyna
 
 @pytest.mark.torch
 @pytest.mark.parametrize("block", USE_INSTEAD, ids=lambda b: b.id)
-def test_use_instead_compiles_without_a_break(block: catalog.Block, dynamo_results: dict[str, dict]) -> None:
+def test_use_instead_compiles_without_a_break(block: rule_pages.Block, dynamo_results: dict[str, dict]) -> None:
     result = dynamo_results[block.id]
     assert result["error"] is None, result["error"]
     assert result["breaks"] == [], result["breaks"]  # in the ranks mode: the union over the ranks
@@ -171,12 +171,12 @@ def test_use_instead_compiles_without_a_break(block: catalog.Block, dynamo_resul
 
 
 def test_rule_table_is_generated_from_the_registry_and_the_pages_field_by_field() -> None:
-    table = listing.as_markdown(listing.rows(ALL_RULES)).splitlines()[2:]
+    table = rule_table.as_markdown(rule_table.rows(ALL_RULES)).splitlines()[2:]
     assert len(table) == len(ALL_RULES), "one row per rule, in registry order"
     for rule, row in zip(ALL_RULES, table):
         link, name, summary, gb_ids = (cell.strip() for cell in row.strip("|").split(" | "))
         assert link == f"[{rule.code}](rules/{rule.code}-{rule.name}.md)"
-        assert (catalog.CHECKOUT.parent / link[link.index("(") + 1:-1]).is_file(), link
+        assert (rule_pages.CHECKOUT.parent / link[link.index("(") + 1:-1]).is_file(), link
         assert name == f"`{rule.name}`"
         assert summary == PAGES[rule.code].summary and summary, rule.code
         if rule.gb_ids:
@@ -186,7 +186,7 @@ def test_rule_table_is_generated_from_the_registry_and_the_pages_field_by_field(
 
 
 def test_readme_names_the_family_of_every_rule() -> None:
-    readme = (catalog.CHECKOUT.parent / "README.md").read_text(encoding="utf-8")
+    readme = (rule_pages.CHECKOUT.parent / "README.md").read_text(encoding="utf-8")
     families = set(re.findall(r"^\| (DYN\d)xx \|", readme, flags=re.MULTILINE))
     assert {rule.code[:4] for rule in ALL_RULES} <= families
     assert not re.search(r"^\| \[DYN\d{3}\]", readme, flags=re.MULTILINE), "no hand-kept rule rows"

@@ -11,9 +11,9 @@ import textwrap
 
 import libcst as cst
 
-from dynalint import engine
-from dynalint.program import link
-from dynalint.summary import summarize
+from dynalint.analysis.program import link
+from dynalint.analysis.summarize import summarize
+from dynalint.lint import engine
 
 SOURCE = textwrap.dedent("""\
     import torch

@@ -23,9 +23,11 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from dynalint import catalog, documents, registry
-from dynalint.summary import summarize
-from dynalint.lines import python_lines
+from dynalint import checks
+from dynalint.analysis.summarize import summarize
+from dynalint.editor import documents
+from dynalint.lint import rule_pages
+from dynalint.project.source_lines import python_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120  # seconds for any one message: generous for a loaded machine, never waited out when all is well
@@ -235,7 +237,7 @@ def test_open_reports_a_cross_file_break_exactly_as_the_command_line(tmp_path: P
         assert diagnostic.source == "dynalint"
         assert diagnostic.severity == types.DiagnosticSeverity.Error
         assert diagnostic.code_description is not None
-        assert diagnostic.code_description.href == registry.BY_CODE["DYN201"].url()
+        assert diagnostic.code_description.href == checks.BY_CODE["DYN201"].url()
         assert "print()" in diagnostic.message
 
     drive(tmp_path, scenario)
@@ -339,7 +341,7 @@ def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
 # -- hover and quick fix -------------------------------------------------------------------------------------
 def test_hover_on_a_flagged_line_shows_the_rule_page(tmp_path: Path) -> None:
     write(tmp_path, PROJECT)
-    page = catalog.load_pages()["DYN201"]
+    page = rule_pages.load_pages()["DYN201"]
 
     async def scenario(editor: Editor) -> None:
         editor.open("pkg/helpers.py")
@@ -348,7 +350,7 @@ def test_hover_on_a_flagged_line_shows_the_rule_page(tmp_path: Path) -> None:
         assert flagged is not None and isinstance(flagged.contents, types.MarkupContent)
         assert flagged.contents.kind == types.MarkupKind.Markdown
         assert page.summary in flagged.contents.value
-        assert registry.BY_CODE["DYN201"].url() in flagged.contents.value
+        assert checks.BY_CODE["DYN201"].url() in flagged.contents.value
         assert "compiled via: pkg/model.py:6 @torch.compile -> step -> fast" in flagged.contents.value
         assert await editor.hover("pkg/helpers.py", 5) is None  # `return x * 2` is not flagged
 
@@ -413,7 +415,7 @@ def test_version_and_linting_import_no_protocol_library(tmp_path: Path) -> None:
         "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         "        main(args)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'cattrs')"
-        " or m == 'dynalint.server'))\n"
+        " or m == 'dynalint.editor.server'))\n"
     )
     completed = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
                                timeout=120)
@@ -432,7 +434,7 @@ def test_each_run_summarizes_only_the_texts_it_has_not_seen(tmp_path: Path, monk
         calls.append(Path(display).name)
         return summarize(tree, display, *args, **kwargs)
 
-    monkeypatch.setattr("dynalint.api.summarize", counting)
+    monkeypatch.setattr("dynalint.pipeline.stages.summarize", counting)
     monkeypatch.chdir(tmp_path)
     helpers = tmp_path / "pkg/helpers.py"
     text = helpers.read_text(encoding="utf-8")

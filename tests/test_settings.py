@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from dynalint import registry, versions
 from dynalint.api import lint_source
 from dynalint.checks.tensor_item import TensorItem
-from dynalint.config import Config, ConfigError, parse
+from dynalint.model import selection
+from dynalint.project import torch_target
+from dynalint.project.config import Config, ConfigError, parse
 
 ITEM = """
 import torch
@@ -85,9 +86,9 @@ def test_bad_settings_are_errors_naming_the_key(tmp_path: Path, table: dict, nam
 
 def test_target_torch_excludes_rules_outside_their_range(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TensorItem, "torch", ">=2.4,<2.6")
-    # Selection reads the rule index generated from the classes (registry.py): it says the same.
-    monkeypatch.setattr(registry, "INDEX", tuple(
-        entry._replace(torch=TensorItem.torch) if entry.code == TensorItem.code else entry for entry in registry.INDEX
+    # Selection reads the rule index generated from the classes (selection.py): it says the same.
+    monkeypatch.setattr(selection, "INDEX", tuple(
+        entry._replace(torch=TensorItem.torch) if entry.code == TensorItem.code else entry for entry in selection.INDEX
     ))
     source = ITEM.format(args="")
     assert item_lines(source, Config(select=("DYN101",), target_torch="2.5")) == [6]
@@ -95,10 +96,10 @@ def test_target_torch_excludes_rules_outside_their_range(monkeypatch: pytest.Mon
 
 
 def test_installed_torch_version_is_read_without_importing_torch() -> None:
-    code = "import sys; from dynalint import versions; v = versions.target(None); print(v, 'torch' in sys.modules)"
+    code = "import sys; from dynalint.project import torch_target; v = torch_target.target(None); print(v, 'torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[1] == "False"
-    assert versions.release(out[0]) >= (2, 4)
+    assert torch_target.release(out[0]) >= (2, 4)
 
 
 @pytest.mark.parametrize(
@@ -107,4 +108,4 @@ def test_installed_torch_version_is_read_without_importing_torch() -> None:
      ("2.6.0", ">=2.4,<2.6", False), ("2.13", "==2.13.0", True), ("2.13", "", True)],
 )
 def test_version_ranges(version: str, specifier: str, expected: bool) -> None:
-    assert versions.in_range(version, specifier) is expected
+    assert torch_target.in_range(version, specifier) is expected

@@ -12,7 +12,7 @@ import importlib
 
 import pytest
 
-from dynalint.torchapi import SKIPPED_FUNCTIONS
+from dynalint.analysis.torch_facts import SKIPPED_FUNCTIONS
 
 
 def _resolve(qualified: str) -> object:

@@ -11,9 +11,9 @@ import textwrap
 import pytest
 
 from dynalint.api import lint_source
-from dynalint.config import Config
-from dynalint.finding import Confidence, Finding
-from dynalint.settings import DynamoSettings
+from dynalint.model.dynamo_settings import DynamoSettings
+from dynalint.model.finding import Confidence, Finding
+from dynalint.project.config import Config
 
 MODEL = """
 import torch

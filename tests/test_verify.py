@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from dynalint import catalog
+from dynalint.lint import rule_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "verify"
@@ -68,7 +68,7 @@ def line_of(path: Path, text: str) -> int:
 # -- the rule pages, verified ----------------------------------------------------------------------
 
 
-def _kind(page: catalog.Page) -> str:
+def _kind(page: rule_pages.Page) -> str:
     """What the page's rule warns of: its metadata line's ``Kind:``, ``break`` when absent."""
     kind = KIND.search(page.text.splitlines()[2])
     return kind.group("kind") if kind else "break"
@@ -78,7 +78,7 @@ def _write_blocks(section: str, folder: Path, kinds: tuple[str, ...] = ("break",
     """Each block of ``section`` of every page of ``kinds`` as ``folder/<block id>.py``; ``{file name: page code}``."""
     folder.mkdir()
     written = {}
-    for page in catalog.load_pages().values():
+    for page in rule_pages.load_pages().values():
         if _kind(page) not in kinds:
             continue
         for block in page.blocks(section):

@@ -1,9 +1,14 @@
-"""The rule catalogue in code: one module per rule, listed in code order in ``ALL_RULES``.
+"""The rules: one module per rule, listed in code order in ``ALL_RULES``, and looked up by code or name.
 
-Adding a rule touches three files: its module here, one line below, and its page in ``rules/``.
+Importing this package imports every rule (and LibCST): only the stages that run or describe rules do
+(the engine's caller, reporters that need a rule's metadata, ``--verify``, the editor). Selecting rules
+needs none of it: ``model/selection.py`` works on the generated ``model/rule_index.py``, which
+``python -m dynalint.checks`` rewrites from ``ALL_RULES`` (a test says when it is stale).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from dynalint.checks.async_collective import AsyncCollective
 from dynalint.checks.autograd_call import AutogradCall
@@ -43,7 +48,7 @@ from dynalint.checks.tqdm_call import TqdmCall
 from dynalint.checks.untraceable_context_manager import UntraceableContextManager
 from dynalint.checks.wall_clock_call import WallClockCall
 from dynalint.checks.warnings_call import WarningsCall
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ExplicitGraphBreak,
@@ -85,3 +90,17 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RecurrentModuleCall,
     SparseTensor,
 )
+
+BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}
+
+
+def lookup(code_or_name: str) -> type[Rule] | None:
+    """The rule of a code (``DYN101``, any case) or a name (``tensor-item``); ``None`` when there is none."""
+    return BY_NAME.get(code_or_name.lower()) or BY_CODE.get(code_or_name.upper())
+
+
+def classes(codes: Iterable[str]) -> list[type[Rule]]:
+    """The rule classes of ``codes``, in the order given."""
+    return [BY_CODE[code] for code in codes]
+

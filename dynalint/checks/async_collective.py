@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 # Position of ``async_op`` among the positional parameters, for each collective that has one.
 ASYNC_OP_POSITION = {

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.torchapi import AUTOGRAD_CALLS, BACKWARD_METHODS
-from dynalint.values import Kind
+from dynalint.analysis.torch_facts import AUTOGRAD_CALLS, BACKWARD_METHODS
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 
 class AutogradCall(Rule):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 UNGUARDED = "a later change to the variable is not seen"
 UNGUARDED_WHEN_UNSET = "if the variable is unset when the function is compiled, setting it later is not seen"

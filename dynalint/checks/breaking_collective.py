@@ -12,7 +12,7 @@ out too: on 2.13 they do not break but make compilation fail outright, which is 
 
 from __future__ import annotations
 
-from dynalint.rule import CallRule
+from dynalint.lint.rule import CallRule
 
 BREAKING = (
     "broadcast", "reduce", "barrier", "gather", "scatter", "reduce_scatter", "all_to_all",

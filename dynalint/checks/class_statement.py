@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 
 class ClassStatement(Rule):

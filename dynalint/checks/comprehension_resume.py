@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Report, Rule
-from dynalint.syntax import descendants
+from dynalint.analysis.cst_walk import descendants
+from dynalint.lint.rule import Report, Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 ITERATOR_BUILTINS = frozenset({"builtins.zip", "builtins.enumerate", "builtins.map"})
 

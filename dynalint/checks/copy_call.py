@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.instances import constructed_by, is_nn_module
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.values import Kind
+from dynalint.analysis.instances import constructed_by, is_nn_module
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 SHALLOW_BREAKING_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set"})
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.values import Kind
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 _SHOWN_CONDITION = 60  # characters of a static guard quoted in the message
 

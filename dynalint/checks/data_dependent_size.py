@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import SIZED_FACTORIES, SIZED_METHODS
+from dynalint.analysis.torch_facts import SIZED_FACTORIES, SIZED_METHODS
+from dynalint.lint.rule import Rule
 
 
 class DataDependentSize(Rule):

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.values import Kind
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 ORDERING = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 MEMBERSHIP = (cst.In, cst.NotIn)

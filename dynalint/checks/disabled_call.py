@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
-from dynalint.torchapi import DISABLE
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.torch_facts import DISABLE
+from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 
 class DisabledCall(Rule):

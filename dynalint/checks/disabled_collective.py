@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import DISABLE
+from dynalint.analysis.torch_facts import DISABLE
+from dynalint.lint.rule import Rule
 
 
 class DisabledCollective(Rule):

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.torchapi import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
-from dynalint.values import Kind
+from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 

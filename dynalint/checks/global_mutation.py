@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.rule import Rule
-from dynalint.syntax import names_read
-from dynalint.values import Kind
+from dynalint.analysis.cst_walk import names_read
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 GROWING = frozenset({"append", "extend", "insert"})
 # What a module-level container may be built by and still be a plain list or dict Dynamo guards on.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynalint.rule import CallRule
+from dynalint.lint.rule import CallRule
 
 
 class IoCall(CallRule):

@@ -12,10 +12,10 @@ import re
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.instances import constructed_by, lineage
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
+from dynalint.analysis.instances import constructed_by, lineage
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "isEnabledFor",

@@ -3,7 +3,7 @@
 Torch 2.13 traces NumPy code by running ``torch._numpy`` in its place, so ``np.exp(x.numpy())`` stays
 in the graph; a function of ``numpy``, ``numpy.fft`` or ``numpy.linalg`` that ``torch._numpy`` lacks
 (``np.isin``, ``np.setdiff1d``, ``np.lexsort``) breaks when called from compiled code, even on
-constants (measured). Which functions are traced is data in ``torchapi.NUMPY_TRACED``; ``numpy.random``
+constants (measured). Which functions are traced is data in ``torch_facts.NUMPY_TRACED``; ``numpy.random``
 is DYN205's.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import NUMPY_TRACED
+from dynalint.analysis.torch_facts import NUMPY_TRACED
+from dynalint.lint.rule import Rule
 
 
 class NumpyCall(Rule):

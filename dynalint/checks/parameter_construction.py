@@ -2,7 +2,7 @@
 
 Page: ``rules/DYN503-parameter-construction.md``. Torch 2.13 refuses the ``nn.Parameter`` constructor
 while tracing (GB0264), so building any ``torch.nn`` layer whose ``__init__`` creates one breaks at
-the construction. Which layers do is data (``torchapi.PARAMETER_LAYERS``), measured by building every
+the construction. Which layers do is data (``torch_facts.PARAMETER_LAYERS``), measured by building every
 ``torch.nn`` class; layers built without parameters (``ReLU()``, ``LayerNorm(d, elementwise_affine=False)``,
 ``BatchNorm1d(c, affine=False)``, ``InstanceNorm1d(c)``) trace and are not reported. The name is
 resolved through the imports, so the finding is ``certain``.
@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import AFFINE_KEYWORDS, OPTIONAL_AFFINE_LAYERS, PARAMETER_CONSTRUCTORS, PARAMETER_LAYERS
+from dynalint.analysis.torch_facts import (
+    AFFINE_KEYWORDS,
+    OPTIONAL_AFFINE_LAYERS,
+    PARAMETER_CONSTRUCTORS,
+    PARAMETER_LAYERS,
+)
+from dynalint.lint.rule import Rule
 
 
 class ParameterConstruction(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import CallRule
+from dynalint.lint.rule import CallRule
 
 
 class PrintCall(CallRule):

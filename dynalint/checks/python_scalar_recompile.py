@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.instances import holds_module_container
-from dynalint.rule import Rule
-from dynalint.syntax import descendants, names_read
+from dynalint.analysis.cst_walk import descendants, names_read
+from dynalint.analysis.instances import holds_module_container
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 NUMBER_TYPES = {"builtins.int": "int", "builtins.float": "float"}
 SPLITTING_METHODS = frozenset({"chunk", "split", "tensor_split"})

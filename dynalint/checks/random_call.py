@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.instances import constructed_by
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
+from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Rule
 
 # ``random`` module functions that break (GB0007); ``randint``, ``randrange`` and ``uniform`` do not.
 PYTHON_MODULE = frozenset(

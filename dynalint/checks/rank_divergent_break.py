@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.names import dotted_name
-from dynalint.rule import Report, Rule
-from dynalint.syntax import descendants
+from dynalint.analysis.cst_walk import descendants
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Report, Rule
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 # Calls whose value differs between the ranks of one job. ``get_world_size`` is the same on all of them.
 RANK_CALLS = frozenset(

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.instances import constructed_by, constructed_in_subclasses, lineage
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
-from dynalint.torchapi import RECURRENT_LAYERS
+from dynalint.analysis.instances import constructed_by, constructed_in_subclasses, lineage
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.torch_facts import RECURRENT_LAYERS
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 
 class RecurrentModuleCall(Rule):

@@ -3,7 +3,7 @@
 
 Dynamo keeps, in its trace rules, a list of torch functions it never traces (``torch.jit.isinstance``,
 ``pack_padded_sequence``, ``torch.to_dlpack``, ...): a call of one from compiled code ends the graph,
-runs it eagerly and resumes after it. The list is data in ``torchapi.SKIPPED_FUNCTIONS``, checked
+runs it eagerly and resumes after it. The list is data in ``torch_facts.SKIPPED_FUNCTIONS``, checked
 against the installed torch's trace rules by the tests. Names are resolved through the imports, so
 ``from torch.nn.utils.rnn import pack_padded_sequence`` is found as well as the dotted call.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import SKIPPED_FUNCTIONS
+from dynalint.analysis.torch_facts import SKIPPED_FUNCTIONS
+from dynalint.lint.rule import Rule
 
 
 class SkippedTorchFunction(Rule):

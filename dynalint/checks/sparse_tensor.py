@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
+from dynalint.analysis.torch_facts import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
+from dynalint.lint.rule import Rule
 
 
 class SparseTensor(Rule):

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.instances import constructed_by, holds_module_container
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
+from dynalint.analysis.instances import constructed_by, holds_module_container
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 SEQUENCE_CONSTRUCTORS = frozenset({"builtins.list", "builtins.tuple"})
 # Containers of modules whose ``__getitem__`` turns the index into an int (both measured).

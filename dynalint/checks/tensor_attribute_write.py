@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.finding import Confidence
-from dynalint.instances import is_nn_module
-from dynalint.rule import Rule
-from dynalint.torchapi import DATA_ATTRIBUTE, DTYPE_CAST_METHODS, NON_DEFAULT_DTYPES, REQUIRES_GRAD_ATTRIBUTE
-from dynalint.values import Kind
+from dynalint.analysis.instances import is_nn_module
+from dynalint.analysis.torch_facts import (
+    DATA_ATTRIBUTE,
+    DTYPE_CAST_METHODS,
+    NON_DEFAULT_DTYPES,
+    REQUIRES_GRAD_ATTRIBUTE,
+)
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 NOT_TENSORS = (Kind.CONST, Kind.META, Kind.DATA)
 # Expressions that make a new tensor object (an alias such as ``z = x`` does not).

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from dynalint.rule import Rule
-from dynalint.syntax import descendants
-from dynalint.values import Kind
+import libcst as cst
+
+from dynalint.analysis.cst_walk import descendants
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
-    from dynalint.regions import LintContext
+    from dynalint.analysis.regions import LintContext
 
 
 class TensorBoundedSlice(Rule):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.values import Kind
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
 
 
 class TensorItem(Rule):

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.values import Kind
+from dynalint.analysis.values import Kind
+from dynalint.lint.rule import Rule
 
 _ELEMENT = "__dynalint_sort_element__"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
 

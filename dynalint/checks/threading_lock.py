@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.instances import constructed_by
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
+from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Rule
 
 LOCK_TYPES = frozenset(
     f"{module}.{cls}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
+from dynalint.lint.rule import Rule
 
 
 class TorchAssert(Rule):

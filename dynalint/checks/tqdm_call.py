@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.instances import constructed_by
-from dynalint.names import dotted_name
-from dynalint.rule import Rule
+from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rule import Rule
 
 FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
 ITERTOOLS = "tqdm.contrib.itertools."  # ``product``, ``chain``, ...: iterators wrapped in a bar

@@ -2,7 +2,7 @@
 
 Page: ``rules/DYN211-untraceable-context-manager.md``.
 
-The list, measured one by one on torch 2.13, is data in ``torchapi.UNTRACEABLE_CONTEXT_MANAGERS``
+The list, measured one by one on torch 2.13, is data in ``torch_facts.UNTRACEABLE_CONTEXT_MANAGERS``
 (backend flag switches such as ``torch.backends.cudnn.flags``, the old ``sdp_kernel``, ``torch.device``
 used as a context, autograd's anomaly and saved-tensor hooks). Only the ``with`` item is reported: the
 same call outside a ``with`` is another question.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import Rule
-from dynalint.torchapi import UNTRACEABLE_CONTEXT_MANAGERS
+from dynalint.analysis.torch_facts import UNTRACEABLE_CONTEXT_MANAGERS
+from dynalint.lint.rule import Rule
 
 
 class UntraceableContextManager(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.rule import CallRule
+from dynalint.lint.rule import CallRule
 
 _TIME_READERS = ("time", "perf_counter", "monotonic", "process_time", "thread_time")
 # Formatting helpers read the clock only when no time is passed: how many arguments come before it.

@@ -9,21 +9,22 @@ in one, outlives ``verify()``.
 
 Installed code named on the command line (``libraries``) is where a run can spend most of its time
 linting files no factory runs. With factories declared, the CLI lints only the project's paths before
-``verify()``, which runs the factories first and then calls ``relint`` with the installed files they
-reached (one traced line or more): only those are linted and verified, with the project's files.
+``verify()``, which runs the factories first and then asks the pipeline (``relinter.relint``) to lint
+the installed files they reached (one traced line or more): only those are linted and verified, with
+the project's files.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-from dynalint.config import Factory
-from dynalint.finding import Finding, Region
-from dynalint.program import Program
+from dynalint.analysis.program import Program
+from dynalint.model.finding import Finding, Region
+from dynalint.project.config import Factory
 from dynalint.verify.runner import Terminated, WorkerError
 
 __all__ = ["Static", "Terminated", "TorchMissing", "Verification", "WorkerError", "verify"]
@@ -33,12 +34,33 @@ class TorchMissing(RuntimeError):
     """``--verify`` needs torch; the static linter does not."""
 
 
+class StaticResult(Protocol):
+    """What verify reads of a lint result (the pipeline's ``LintResult``)."""
+
+    @property
+    def findings(self) -> list[Finding]: ...
+    @property
+    def program(self) -> Program | None: ...
+    @property
+    def entries(self) -> list[Region]: ...
+
+
+ResultT = TypeVar("ResultT", bound=StaticResult)
+ResultT_co = TypeVar("ResultT_co", bound=StaticResult, covariant=True)
+
+
+class Relinter(Protocol[ResultT_co]):
+    """The pipeline, as ``--verify`` uses it: lint the last run's paths again, with the files given."""
+
+    def relint(self, reached: Sequence[str]) -> ResultT_co: ...
+
+
 @dataclass
-class Verification:
+class Verification(Generic[ResultT]):
     findings: list[Finding]  # every static finding with its verdict, then the unpredicted breaks
     census: dict[str, Any]
     device: str
-    relinted: Any = None  # the ``api.LintResult`` of ``relint``, when it was called
+    relinted: ResultT | None = None  # the relinter's result, when it was asked
 
 
 @dataclass
@@ -56,23 +78,23 @@ def verify(
     root: Path,
     factories: Sequence[Factory] = (),
     libraries: Sequence[str] = (),
-    relint: Callable[[list[str]], Any] | None = None,
+    relinter: Relinter[ResultT] | None = None,
     backend: str = "eager",
     device: str = "auto",
     timeout: float = 120.0,
-) -> Verification:
-    """Verify ``static``'s findings; with ``relint`` (``files -> LintResult``), first lint the files
-    of ``libraries`` the factories reached and verify that result instead."""
+) -> Verification[ResultT]:
+    """Verify ``static``'s findings; with a ``relinter`` (the pipeline), first lint the files of
+    ``libraries`` the factories reached and verify that result instead."""
     if importlib.util.find_spec("torch") is None:
         raise TorchMissing("--verify needs torch: pip install 'dynalint[verify]'")
     from dynalint.verify import census, plan, runner, verdicts
 
     first = plan.factory_jobs(factories, root, libraries)
-    relinted = None
+    relinted: ResultT | None = None
     with runner.Runner(backend, device, timeout) as workers:
         results = workers.run(first)
-        if relint is not None:
-            relinted = relint(plan.reached(results.values(), libraries))
+        if relinter is not None:
+            relinted = relinter.relint(plan.reached(results.values(), libraries))
             static = Static(relinted.findings, relinted.program, relinted.entries)
         jobs = first + plan.function_jobs(static.findings, static.program, root, static.entries, libraries)
         results = workers.run(jobs, results)

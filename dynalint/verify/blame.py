@@ -18,8 +18,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from dynalint.files import INSTALLED
-from dynalint.summary import summarize
+from dynalint.analysis.summarize import summarize
+from dynalint.project.files import INSTALLED
 
 OUTSIDE = "<outside census-paths>"  # the census key of events no project frame explains
 

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dynalint.config import Factory
-from dynalint.files import INSTALLED, module_name
-from dynalint.notebook import is_notebook
-from dynalint.finding import Finding, Region
-from dynalint.program import Program
+from dynalint.analysis.program import Program
+from dynalint.model.finding import Finding, Region
+from dynalint.project.config import Factory
+from dynalint.project.files import INSTALLED, module_name
+from dynalint.project.notebook import is_notebook
 from dynalint.verify.protocol import JobResult
 
 

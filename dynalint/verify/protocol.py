@@ -4,7 +4,7 @@ A worker (``worker.py``) observes ``ObservedBreak``s and answers each job with a
 one JSON line on its result pipe (``as_dict`` / ``from_dict``); the supervisor (``runner.py``) makes
 the results of jobs no worker answered (``JobResult.empty``); the judge (``verdicts.py``) and the
 census (``census.py``) read them and give every finding a ``Verdict`` (defined with ``Finding`` in
-``dynalint.finding``, re-exported here). No torch here, and nothing below this module in the stage.
+``dynalint.model.finding``, re-exported here). No torch here, and nothing below this module in the stage.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dynalint.finding import Verdict
+from dynalint.model.finding import Verdict
 
 __all__ = ["JobResult", "ObservedBreak", "Verdict"]
 

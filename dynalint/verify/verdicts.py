@@ -20,8 +20,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from dynalint import diagnostics, registry
-from dynalint.finding import Finding, Position
+from dynalint import checks
+from dynalint.model import diagnostics
+from dynalint.model.finding import Finding, Position
 from dynalint.verify import plan
 from dynalint.verify.blame import enclosing_function
 from dynalint.verify.plan import Job, builders, traced_within
@@ -96,7 +97,7 @@ def graph_breaks(result: JobResult) -> list[ObservedBreak]:
 
 
 def _hazard(code: str) -> str:
-    rule = registry.lookup(code)
+    rule = checks.lookup(code)
     return rule.hazard if rule is not None else "break"
 
 

@@ -48,7 +48,6 @@ from dynalint.verify.usercode import (
     restored_configs,
 )
 
-
 # A module built with its default arguments, only to be traced, must stay cheap (about 200 MB float32).
 MAX_DEFAULT_PARAMETERS = 50_000_000
 GRAD = {"eval": "no_grad", "train": "grad enabled"}

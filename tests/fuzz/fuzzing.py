@@ -223,7 +223,7 @@ def check_api(data: bytes, workdir: Path, accepted: bool | None = None, twice: b
     ``twice`` lints it again in the same process and compares: state that outlives a run (a cache
     keyed by ``id()`` of a freed node, say) shows as findings that change (``nondeterministic``)."""
     from dynalint.api import lint_paths
-    from dynalint.config import Config
+    from dynalint.project.config import Config
 
     path = prepare_workdir(workdir) / FILE_NAME
     path.write_bytes(data)

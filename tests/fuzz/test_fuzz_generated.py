@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import fuzzing
+import pytest
 
 EXAMPLES = {"grammar": 70, "node": 8}
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import fuzzing
+import pytest
 from fuzzing import _judge, _Seen
 
 GOOD = b"import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n"

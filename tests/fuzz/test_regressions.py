@@ -20,9 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import fuzzing
+import pytest
 
 INTERRUPTED = fuzzing.CRASHES / "abort_on_interrupt_long_function.py"
 # The interrupt's input lints cleanly when left alone (in 5 s a run: not worth three more here).

@@ -1,0 +1,176 @@
+"""Summarize stage, dynamic dispatch: what a value may hold, worded as sources ``program.py`` resolves.
+
+``summary.py`` calls in here from its one ``ast`` pass. A *source* is a string naming where a value
+comes from, as written in the file (``program.py`` resolves it against the tree later):
+
+- ``new:X``: an instance, ``X(...)``; ``X`` may be a parameter's default (``rnn_layer=nn.LSTM``);
+- ``ref:X``: ``X`` itself, a function or a class (``self.act = F.gelu``, ``{"relu": relu}``);
+- ``item:D`` / ``newitem:D``: an item of the module-level registry ``D`` (``FUNCS[name]``,
+  ``REGISTRY.get(key)``), or an instance made by calling one (``LOSSES[name]()``);
+- ``arg:F:N:name``: the parameter ``name`` (position ``N``, ``self`` not counted) of method ``F``: a
+  setter such as ``set_processor(self, processor)``, whose values are the arguments of its calls.
+
+Recorded: every value ``self.attr`` is given in any method, locals bound to a registry item or to one
+of several instances, module-level dict literals of callables (registries), functions that store a
+parameter into a module-level registry (the inner function of a registering decorator), decorators,
+and the instance arguments of method calls (``attn.set_processor(AttnProcessor2_0())``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from dynalint.analysis.qualified_names import dotted_name
+
+if TYPE_CHECKING:
+    from dynalint.analysis.summary import FunctionSummary, ModuleSummary
+
+NEW, REF, ITEM, NEW_ITEM, ARGUMENT = "new:", "ref:", "item:", "newitem:", "arg:"
+REGISTRY_CALL = "[]"  # suffix of a call site's callee: ``FUNCS[name](x)`` is recorded as ``FUNCS[]``
+INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is recorded as ``Helper()``
+INSTANCES = (NEW, NEW_ITEM)
+
+
+def decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
+    """The decorators as written, a call's arguments left out (``@register("relu")`` -> ``register``)."""
+    written = (dotted_name(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list)
+    return [name for name in written if name]
+
+
+def parameter_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Parameters whose default is a dotted name (``rnn_layer=nn.LSTM``, ``act=F.gelu``)."""
+    positional = node.args.posonlyargs + node.args.args
+    pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+    pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+    found = {arg.arg: dotted_name(default) for arg, default in pairs}
+    return {name: default for name, default in found.items() if default and default != "None"}
+
+
+def registry_of(node: ast.expr) -> str | None:
+    """``D`` for ``D[key]`` or ``D.get(key, ...)`` with ``D`` a dotted name."""
+    if isinstance(node, ast.Subscript):
+        return dotted_name(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return dotted_name(node.func.value)
+    return None
+
+
+def sources(expr: ast.expr, function: FunctionSummary | None) -> list[str]:
+    """Where the value of ``expr`` comes from, as sources (empty when unknown)."""
+    if isinstance(expr, ast.IfExp):
+        return sources(expr.body, function) + sources(expr.orelse, function)
+    if isinstance(expr, ast.BoolOp):
+        return [found for value in expr.values for found in sources(value, function)]
+    registry = registry_of(expr)
+    if registry:
+        return [ITEM + registry]
+    if isinstance(expr, ast.Call):
+        return _called(expr, function)
+    written = dotted_name(expr)
+    if written is None:
+        return []
+    if function is not None:
+        if written in function.local_sources:
+            return list(function.local_sources[written])
+        if written in function.local_types:
+            return [NEW + function.local_types[written]]
+        position = _position(function, written)
+        if position is not None:
+            default = function.param_defaults.get(written)
+            return [f"{ARGUMENT}{function.qualname}:{position}:{written}", *([REF + default] if default else [])]
+    return [REF + written]
+
+
+def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
+    registry = registry_of(call.func)
+    if registry:
+        return [NEW_ITEM + registry]
+    written = dotted_name(call.func)
+    if written is None:
+        return []
+    if function is not None and written in function.param_defaults:
+        return [NEW + function.param_defaults[written]]
+    if function is not None and written in function.local_sources:
+        made = {REF: NEW, ITEM: NEW_ITEM}
+        return [made[kind] + held[len(kind):] for held in function.local_sources[written]
+                for kind in (REF, ITEM) if held.startswith(kind)]
+    return [NEW + written]
+
+
+def _position(function: FunctionSummary, name: str) -> int | None:
+    """The position of parameter ``name`` in a call (``self`` / ``cls`` of a method not counted)."""
+    names = [param for param, _ in function.params]
+    if name not in names:
+        return None
+    return names.index(name) - (1 if function.class_name and names[:1] in (["self"], ["cls"]) else 0)
+
+
+def _is_class_name(written: str) -> bool:
+    return written.split(".")[-1][:1].isupper()
+
+
+def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, class_name: str | None,
+                      nested: bool, targets: list[ast.expr], value: ast.expr) -> None:
+    """Record what an assignment tells dispatch: an attribute's value, a local's, a registry's content."""
+    for target in targets:
+        if isinstance(target, ast.Attribute) and dotted_name(target.value) == "self" and class_name and function:
+            cls = summary.classes.get(class_name)
+            found = sources(value, function)
+            if function.qualname.endswith("__init__"):  # constructor arguments: callers are ``Cls(...)``
+                found = [s for s in found if not s.startswith(ARGUMENT)]
+            if cls is not None and found:
+                cls.attr_sources.setdefault(target.attr, []).extend(found)
+        elif isinstance(target, ast.Name) and function is not None:
+            found = [s for s in sources(value, function) if _worth_keeping(summary, s)]
+            if found and not (len(found) == 1 and found[0].startswith(NEW)):  # one class: ``local_types`` has it
+                function.local_sources.setdefault(target.id, []).extend(found)
+        elif isinstance(target, ast.Name) and not nested and isinstance(value, (ast.Dict, ast.Call)):
+            held = _registry_values(value)
+            if held is not None:
+                summary.registries[target.id] = held
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            if function is not None and isinstance(value, ast.Name) and _position(function, value.id) is not None:
+                function.registers_into.append(target.value.id)
+            elif function is None and not nested and target.value.id in summary.registries:
+                summary.registries[target.value.id] += sources(value, None)
+
+
+def _worth_keeping(summary: ModuleSummary, source: str) -> bool:
+    """A local's source dispatch can use: a registry item, an instance, or a module-level callable."""
+    if source.startswith(REF):
+        return summary.imports.resolve(source[len(REF):].split(".")[0]) is not None
+    return not source.startswith(ARGUMENT)
+
+
+def _registry_values(value: ast.Dict | ast.Call) -> list[str] | None:
+    """The sources of a dict literal's values (``{"relu": relu}``, ``dict(relu=relu)``); ``None`` otherwise."""
+    if isinstance(value, ast.Dict):
+        items = [v for v in value.values if v is not None]
+    elif dotted_name(value.func) == "dict" and not value.args:
+        items = [k.value for k in value.keywords]
+    else:
+        return None
+    return [found for item in items if isinstance(item, (ast.Name, ast.Attribute, ast.Call))
+            for found in sources(item, None)]
+
+
+def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call,
+                callee: str | None) -> str | None:
+    """Record a method call's instance arguments; the callee to record for a registry call (``FUNCS[k](x)``)
+    or for a call of a new instance (``Helper(...)(x)``), if it is one."""
+    if callee is None:
+        registry = registry_of(call.func)
+        if registry:
+            return registry + REGISTRY_CALL
+        constructed = dotted_name(call.func.func) if isinstance(call.func, ast.Call) else None
+        return constructed + INSTANCE_CALL if constructed else None
+    if isinstance(call.func, ast.Attribute):
+        arguments = [(position, None, arg) for position, arg in enumerate(call.args)]
+        arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+        for position, keyword, arg in arguments:
+            if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)):
+                found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
+                if found:
+                    summary.call_arguments.setdefault(call.func.attr, []).append((position, keyword, found))
+    return None

@@ -1,0 +1,115 @@
+"""Lint-stage helper for rules: what built an object (shared by rules that flag methods of, or ``with`` on, particular instances).
+
+The lint stage knows a value's *kind* (tensor, data, metadata) from ``values.py``, but not the class of
+an arbitrary object. Rules such as ``threading-lock`` and ``tqdm-call`` need exactly that for two
+common shapes, both answered from the summaries: a module-level ``NAME = Ctor(...)`` used inside
+compiled code, and an attribute set in ``__init__`` (``self.attr = Ctor(...)``) used in a method.
+Locals are not typed (a local rebinding shadows a module-level name, so it answers ``None``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.analysis.torch_facts import NN_TENSOR_CLASSES
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+    from dynalint.analysis.summary import ModuleSummary
+
+
+
+def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None:
+    """Qualified name of the callable that built ``node``'s object (a class in the tree: its qualified name)."""
+    if isinstance(node, cst.Name):
+        if node.value in context.values.env:
+            return None
+        written = context.summary.module_types.get(node.value)
+        if written is None:
+            return None
+        return _qualify(context, context.summary, written, context.summary.imports.resolve(written))
+    if isinstance(node, cst.Attribute) and _is_self(node.value):
+        return _attribute_type(context, node.attr.value)
+    return None
+
+
+def lineage(context: LintContext, built: str) -> list[str]:
+    """What an object built by ``built`` is an instance of.
+
+    ``built`` itself, or, for a class of the tree, every base named along its MRO (qualified where
+    known): an instance of ``class Tagger(nn.GRU)`` is a ``torch.nn.GRU``.
+    """
+    program = context.program
+    if built not in program.classes:
+        return [built]
+    return [program.canonical(base) or base
+            for cls in program.mro(built) for base in program.classes[cls].definition.bases]
+
+
+def enclosing_class(context: LintContext) -> str | None:
+    """Qualified name of the class whose method (or a function nested in one) is being linted."""
+    region = context.region
+    if region is None or "." not in region.function:
+        return None
+    owner = region.function.rsplit(".", 1)[0]
+    if owner not in context.summary.classes:
+        return None
+    return context.summary.qualify(owner)
+
+
+def holds_module_container(context: LintContext, attr: str) -> bool:
+    """``self.<attr>`` is an ``nn.ModuleList`` / ``nn.Sequential`` built in ``__init__`` (of the class or a base)."""
+    owner = enclosing_class(context)
+    held = context.program.attribute_types(owner).get(attr) if owner else None
+    return held is not None and held.is_container
+
+
+def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
+    """``self`` in an ``nn.Module`` method, ``self.<layer>``, or a module-level ``NAME = SomeModule(...)``."""
+    if _is_self(node):
+        cls = enclosing_class(context)
+        return cls is not None and context.program.is_module_class(cls)
+    if isinstance(node, cst.Attribute) and _is_self(node.value) and node.attr.value in context.values.layer_attrs:
+        return True
+    built = constructed_by(context, node)
+    if built is None:
+        return False
+    if built in context.program.classes:
+        return context.program.is_module_class(built)
+    last = built.rsplit(".", 1)[-1]
+    return built.startswith("torch.nn.") and last[:1].isupper() and last not in NN_TENSOR_CLASSES
+
+
+def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) -> list[str]:
+    """For ``self.<attr>`` in a method: what subclasses of the enclosing class build ``attr`` with instead.
+
+    A base's ``__init__`` may give ``self.rnn = Identity()`` and a subclass replace it with an
+    ``nn.LSTM``; the base's ``forward`` then runs the LSTM for instances of the subclass (timm's
+    ``RNN2dBase`` and ``LSTM2d``). Whether the model builds such a subclass is not known here, so a
+    rule that uses this answer reports at ``likely``.
+    """
+    cls = enclosing_class(context) if isinstance(node, cst.Attribute) and _is_self(node.value) else None
+    if cls is None:
+        return []
+    held = context.program.subclass_attribute_types(cls, node.attr.value)  # type: ignore[union-attr]
+    return [_qualify(context, h.module, h.constructor, h.constructor) for h in held]  # type: ignore[arg-type]
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    # The value analysis types ``self.<attr>`` the same way: by the conventional first parameter name.
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _attribute_type(context: LintContext, attr: str) -> str | None:
+    cls = enclosing_class(context)
+    held = context.program.attribute_types(cls).get(attr) if cls else None
+    if held is None or held.constructor is None:
+        return None
+    return _qualify(context, held.module, held.constructor, held.constructor)  # already qualified where known
+
+
+def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:
+    in_tree = context.program.instance_class(module, written)
+    return in_tree if in_tree is not None else (resolved or written)

@@ -1,0 +1,623 @@
+"""Program stage: link module summaries into a call graph and compute the compiled regions.
+
+Input: the ``ModuleSummary`` of every file (``summary.py``). Output: a ``Program`` that answers, for a
+module-qualified function name, the ``Region`` it belongs to (why it is compiled, how sure we are) and
+what a call written inside a function resolves to, across files: imports (absolute, relative,
+``from pkg import mod``), re-exports through ``__init__``, methods and inherited methods, sub-modules
+(``self.block(x)`` runs ``Block.forward``; iterating ``self.layers`` runs each item's ``forward``),
+factories that return a model. Entry points are ``torch.compile`` sites; regions are everything
+reachable from them, breadth first so that each why-chain is a shortest one. ``forward`` methods that
+no entry point reaches become ``likely`` regions. Functions Dynamo never traces (``disable``d ones,
+custom ops, leaf functions) are never regions. Nothing here looks at LibCST.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+from dynalint.analysis import dispatch, type_hints
+from dynalint.analysis.kinds import Kind, ValueType
+from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.torch_facts import is_module_base
+from dynalint.analysis.type_hints import Annotation
+from dynalint.model.dynamo_settings import DynamoSettings
+from dynalint.model.finding import ChainLink, Confidence, Region
+
+_MAX_ALIAS_HOPS = 16
+
+
+@dataclass(frozen=True)
+class Callee:
+    """What a call written in the source resolves to."""
+
+    function: str  # module-qualified name
+    disabled: bool
+    via: str = ""  # dynamic dispatch: the expression whose possible values run it (``self.processor``)
+
+
+class FunctionRecord(NamedTuple):
+    """A function of the tree and the module that defines it (whose imports qualify what it writes)."""
+
+    module: ModuleSummary
+    definition: FunctionSummary
+
+
+class ClassRecord(NamedTuple):
+    """A class of the tree and the module that defines it."""
+
+    module: ModuleSummary
+    definition: ClassSummary
+
+
+@dataclass(frozen=True)
+class AttributeType:
+    """What ``self.<attr> = ...`` in a class's ``__init__`` (or a base's) holds."""
+
+    module: ModuleSummary  # the module where the assignment is written: its imports qualify the names
+    constructor: str | None = None  # ``self.attr = Block(...)``: ``Block`` as written (or qualified)
+    items: tuple[str, ...] = ()  # ``nn.ModuleList([Block(), ...])``: each item's constructor as written
+    is_tensor: bool = False  # a parameter or buffer (``nn.Parameter(...)``, ``torch.zeros(...)``)
+    is_container: bool = False
+
+    @property
+    def is_torch_layer(self) -> bool:
+        """Built by a ``torch.nn`` constructor: calling it runs a torch layer."""
+        return bool(self.constructor and self.constructor.startswith("torch.nn."))
+
+
+@dataclass
+class Program:
+    modules: dict[str, ModuleSummary]  # module name -> summary
+    functions: dict[str, FunctionRecord] = field(default_factory=dict)
+    classes: dict[str, ClassRecord] = field(default_factory=dict)
+    regions: dict[str, Region] = field(default_factory=dict)
+    settings: DynamoSettings = field(default_factory=DynamoSettings)  # config + tree assignments
+    _collectives_memo: dict[str, bool] = field(default_factory=dict, repr=False)
+    _mro_memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _attributes_memo: dict[str, dict[str, AttributeType]] = field(default_factory=dict, repr=False)
+    _parameters_memo: dict[str, dict[str, ValueType]] = field(default_factory=dict, repr=False)
+    _returns_memo: dict[str, ValueType] = field(default_factory=dict, repr=False)
+    _subclass_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _subclass_attributes_memo: dict[tuple[str, str], list[AttributeType]] = field(default_factory=dict, repr=False)
+    _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
+    _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
+        default=None, repr=False)
+
+    # -- names ----------------------------------------------------------------------------------
+    def canonical(self, qualified: str | None) -> str | None:
+        """Follow re-exports: ``pkg.Model`` -> ``pkg.model.Model`` when ``pkg/__init__`` imports it."""
+        for _ in range(_MAX_ALIAS_HOPS):
+            if qualified is None or qualified in self.functions or qualified in self.classes:
+                return qualified
+            parts = qualified.split(".")
+            for cut in range(len(parts) - 1, 0, -1):
+                module = self.modules.get(".".join(parts[:cut]))
+                if module is not None:
+                    target = module.imports.aliases.get(parts[cut])
+                    if target is None:
+                        return qualified
+                    qualified = ".".join([target, *parts[cut + 1:]])
+                    break
+            else:
+                return qualified
+        return qualified
+
+    def resolve_name(self, module: ModuleSummary, written: str) -> str | None:
+        """Qualified, re-export-free name of ``written`` as seen from ``module``."""
+        if written in self.functions or written in self.classes:
+            return written
+        resolved = module.imports.resolve(written)
+        if resolved is None and written.partition(".")[0] in self.modules:
+            # Already qualified by the summary (a base written ``from pkg.conv import Base``), and
+            # re-exported: ``pkg.conv.Base`` is ``pkg.conv.base.Base``.
+            resolved = written
+        return self.canonical(resolved)
+
+    def resolve_class(self, module: ModuleSummary, written: str) -> str | None:
+        """Qualified name of a class written as ``written`` in ``module``, if it is in the tree.
+
+        ``written`` may already be qualified (summaries store bases and attribute types resolved).
+        """
+        qualified = self.resolve_name(module, written)
+        if qualified in self.classes:
+            return qualified
+        local = module.qualify(written)
+        return local if local in self.classes else None
+
+    def instance_class(self, module: ModuleSummary, written: str) -> str | None:
+        """The class of ``written(...)``: a class itself, or a factory function that returns one."""
+        cls = self.resolve_class(module, written)
+        if cls is not None:
+            return cls
+        factory = self.resolve_name(module, written)
+        if factory in self.functions:
+            factory_module, function = self.functions[factory]
+            if function.returns_class:
+                return self.resolve_class(factory_module, function.returns_class)
+        return None
+
+    # -- classes --------------------------------------------------------------------------------
+    def bases(self, class_qualified: str) -> list[str]:
+        """The direct bases of a class that are classes of the tree, in the order written."""
+        module, cls = self.classes[class_qualified]
+        return [b for b in (self.resolve_class(module, base) for base in cls.bases) if b]
+
+    def mro(self, class_qualified: str) -> tuple[str, ...]:
+        """The class and its bases in the tree, in Python's method resolution order (C3).
+
+        Bases outside the tree are left out. Where C3 has no answer (a cycle, or an order Python would
+        refuse), the order falls back to depth first, left to right, each class once.
+        """
+        if class_qualified not in self._mro_memo:
+            self._mro_memo[class_qualified] = ()  # a cycle reads an empty order, never recurses forever
+            self._mro_memo[class_qualified] = self._linearize(class_qualified)
+        return self._mro_memo[class_qualified]
+
+    def _linearize(self, class_qualified: str) -> tuple[str, ...]:
+        if class_qualified not in self.classes:
+            return ()
+        bases = self.bases(class_qualified)
+        pending = [list(self.mro(base)) for base in bases if self.mro(base)] + [list(bases)]
+        order = [class_qualified]
+        while any(pending):
+            pending = [seq for seq in pending if seq]
+            head = next((seq[0] for seq in pending if not any(seq[0] in other[1:] for other in pending)), None)
+            if head is None:
+                return _depth_first(class_qualified, self.bases)
+            order.append(head)
+            pending = [seq[1:] if seq[0] == head else seq for seq in pending]
+        return tuple(dict.fromkeys(order))
+
+    def attribute_types(self, class_qualified: str) -> dict[str, AttributeType]:
+        """``self.<attr>`` -> what it holds, for the class and its bases (the first in the MRO wins).
+
+        Empty for a name that is not a class of the tree.
+        """
+        if class_qualified not in self._attributes_memo:
+            found: dict[str, AttributeType] = {}
+            for current in self.mro(class_qualified):
+                module, cls = self.classes[current]
+                own = {
+                    **{a: AttributeType(module, constructor=t) for a, t in cls.attr_types.items()},
+                    **{a: AttributeType(module, items=tuple(i), is_container=True) for a, i in cls.container_items.items()},
+                    **{a: AttributeType(module, is_tensor=True) for a in cls.tensor_attrs},
+                }
+                for attr, held in own.items():
+                    found.setdefault(attr, held)
+            self._attributes_memo[class_qualified] = found
+        return self._attributes_memo[class_qualified]
+
+    def is_module_class(self, qualified: str) -> bool:
+        """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
+        return any(
+            is_module_base(self.canonical(base)) for current in self.mro(qualified)
+            for base in self.classes[current].definition.bases
+        )
+
+    def method(self, class_qualified: str, name: str) -> str | None:
+        """Module-qualified name of ``name`` on the class or the first class in its MRO that has it."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            own = module.qualify(f"{cls.qualname}.{name}")
+            if own in self.functions:
+                return own
+        return None
+
+    def forward(self, class_qualified: str | None) -> str | None:
+        if class_qualified is None or not self.is_module_class(class_qualified):
+            return None
+        return self.method(class_qualified, "forward")
+
+    def instance_call(self, class_qualified: str | None) -> list[str]:
+        """What calling an instance of a class of the tree runs: its ``__call__`` where the tree defines
+        one (for an ``nn.Module`` it usually ends in ``super().__call__``), and an ``nn.Module``'s
+        ``forward``."""
+        if class_qualified is None or class_qualified not in self.classes:
+            return []
+        call = self.method(class_qualified, "__call__")
+        forward = self.method(class_qualified, "forward") if self.is_module_class(class_qualified) else None
+        return [f for f in (call, forward) if f]
+
+    def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
+        """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
+        held = self.attribute_types(class_qualified).get(attr)
+        if held is None or held.is_tensor:
+            return []
+        if held.is_container:
+            items = (self.instance_class(held.module, written) for written in held.items)
+            return list(dict.fromkeys(c for c in items if c))
+        cls_name = self.instance_class(held.module, held.constructor) if held.constructor else None
+        return [cls_name] if cls_name else []
+
+    def display_name(self, qualified: str) -> str:
+        """A function's name inside its module (``Model.forward``), as findings show it."""
+        return self.functions[qualified].definition.qualname
+
+    # -- calls ----------------------------------------------------------------------------------
+    def is_disabled(self, qualified: str) -> bool:
+        entry = self.functions.get(qualified)
+        return bool(entry and entry.definition.disabled)
+
+    def is_traced(self, qualified: str) -> bool:
+        entry = self.functions.get(qualified)
+        return entry is not None and not entry.definition.disabled and not entry.definition.not_traced
+
+    def callees(self, caller: str) -> list[tuple[CallSite, Callee]]:
+        """Every call written in ``caller`` with each function of the tree it may run."""
+        entry = self.functions.get(caller)
+        if entry is None:
+            return []
+        return [(call, callee) for call in entry.definition.calls for callee in self.resolve_calls(caller, call.callee)]
+
+    def resolve_calls(self, caller: str, callee: str) -> list[Callee]:
+        """Every function in the tree that ``callee``, written inside ``caller``, may run."""
+        entry = self.functions.get(caller)
+        if entry is None:
+            return []
+        module, function = entry
+        alias = self._disabled_alias(module, callee)
+        if alias is not None:
+            return [Callee(alias, True)] if alias in self.functions else []
+        targets = self._targets(module, function, callee)
+        dispatched = self._overrides(module, function, callee)
+        if not targets:
+            dispatched += self._dispatched(module, function, callee)
+        via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
+        return [Callee(t, self.is_disabled(t)) for t in targets] + [
+            Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
+
+    def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
+        """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
+        return self._disabled_alias(module, written) is not None
+
+    def _disabled_alias(self, module: ModuleSummary, callee: str) -> str | None:
+        """``fast = torch.compiler.disable(f)`` at module level, here or imported from another module."""
+        if "." not in callee and callee in module.disabled_aliases:
+            return self.resolve_name(module, module.disabled_aliases[callee]) or ""
+        qualified = self.canonical(module.imports.resolve(callee))
+        if qualified and "." in qualified:
+            owner, _, name = qualified.rpartition(".")
+            defining = self.modules.get(owner)
+            if defining is not None and name in defining.disabled_aliases:
+                return self.resolve_name(defining, defining.disabled_aliases[name]) or ""
+        return None
+
+    def resolve_call(self, caller: str, callee: str) -> Callee | None:
+        found = self.resolve_calls(caller, callee)
+        return found[0] if found else None
+
+    def _targets(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        if callee.endswith(dispatch.INSTANCE_CALL):  # ``Helper(...)(x)``: the new instance's ``__call__`` / ``forward``
+            return self.instance_call(self.instance_class(module, callee[: -len(dispatch.INSTANCE_CALL)]))
+        parts = callee.split(".")
+        own_class = module.qualify(function.class_name) if function.class_name else None
+        if parts[0] in ("self", "cls") and own_class and len(parts) in (2, 3):
+            held = self.attribute_classes(own_class, parts[1])
+            if len(parts) == 2:
+                if held:
+                    return [f for cls in held for f in self.instance_call(cls)]
+                found = self.method(own_class, parts[1])
+                return [found] if found else []
+            return [f for f in (self.method(c, parts[2]) for c in held) if f]
+        if len(parts) == 1:
+            nested = module.qualify(f"{function.qualname}.{callee}")
+            if nested in self.functions:
+                return [nested]
+            if callee in function.loop_containers and own_class:
+                held = self.attribute_classes(own_class, function.loop_containers[callee])
+                return [f for cls in held for f in self.instance_call(cls)]
+            local_type = function.local_types.get(callee) or module.module_types.get(callee)
+            if local_type:
+                called = self.instance_call(self.instance_class(module, local_type))
+                if called:
+                    return called
+        if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
+            written = function.local_types.get(parts[0]) or module.module_types[parts[0]]
+            cls = self.instance_class(module, written)
+            found = self.method(cls, parts[1]) if cls else None
+            if found:
+                return [found]
+        # Calling a class constructs it (``__init__`` is not compiled code we lint); only functions count.
+        qualified = self.resolve_name(module, callee)
+        return [qualified] if qualified in self.functions else []
+
+    # -- dynamic dispatch -----------------------------------------------------------------------
+    def _dispatched(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """What a call runs when its target is picked at run time from values the tree names: ``self.attr``
+        given instances or functions (``__init__``, a setter, a parameter's default), a local bound to a
+        registry item, ``FUNCS[name](...)``. Each possible value's ``__call__`` / ``forward`` / function."""
+        held: list[tuple[ModuleSummary, str]] = []
+        parts = callee.split(".")
+        if callee.endswith(dispatch.REGISTRY_CALL):
+            held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
+        elif len(parts) == 2 and parts[0] == "self" and function.class_name:
+            held = self.attribute_sources(module.qualify(function.class_name), parts[1])
+        elif len(parts) == 1 and callee in function.local_sources:
+            held = [(module, source) for source in function.local_sources[callee]]
+        found = (target for where, source in held for target in self._run(where, source, 0))
+        return list(dict.fromkeys(found))
+
+    def _overrides(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """``self.step()`` written in a base class also runs each subclass's own ``step`` (virtual dispatch)."""
+        parts = callee.split(".")
+        if len(parts) != 2 or parts[0] != "self" or not function.class_name:
+            return []
+        own = module.qualify(function.class_name)
+        found = []
+        for sub in self._subclasses().get(own, ()):
+            sub_module, cls = self.classes[sub]
+            method = sub_module.qualify(f"{cls.qualname}.{parts[1]}")
+            if method in self.functions:
+                found.append(method)
+        return found
+
+    def subclass_attribute_types(self, class_qualified: str, attr: str) -> list[AttributeType]:
+        """What ``self.<attr>`` holds in each class of the tree deriving from ``class_qualified`` that
+        builds it (computed once per class and attribute for the tree)."""
+        key = (class_qualified, attr)
+        if key not in self._subclass_attributes_memo:
+            held = (self.attribute_types(sub).get(attr) for sub in self._subclasses().get(class_qualified, ()))
+            self._subclass_attributes_memo[key] = [h for h in held if h is not None and h.constructor is not None]
+        return self._subclass_attributes_memo[key]
+
+    def _subclasses(self) -> dict[str, list[str]]:
+        """Class -> every class of the tree deriving from it, directly or not (built once per tree)."""
+        if self._subclass_memo is None:
+            self._subclass_memo = defaultdict(list)
+            for qualified in self.classes:
+                for ancestor in self.mro(qualified)[1:]:
+                    self._subclass_memo[ancestor].append(qualified)
+        return self._subclass_memo
+
+    def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
+        """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""
+        return [(self.classes[current].module, source) for current in self.mro(class_qualified)
+                for source in self.classes[current].definition.attr_sources.get(attr, ())]
+
+    def _run(self, module: ModuleSummary, source: str, depth: int) -> list[str]:
+        """The functions calling a value from ``source`` runs (``depth`` bounds setter hops)."""
+        kind, _, written = source.partition(":")
+        kind += ":"
+        if kind == dispatch.NEW:
+            return self.instance_call(self.instance_class(module, written))
+        if kind == dispatch.REF:
+            qualified = self.resolve_name(module, written)
+            return [qualified] if qualified in self.functions else []
+        if kind in (dispatch.ITEM, dispatch.NEW_ITEM):
+            items = self.registry_items(module, written)
+            if kind == dispatch.ITEM:
+                return [t for where, item in items for t in self._run(where, item, depth)]
+            made = [(where, dispatch.NEW + item[len(dispatch.REF):]) for where, item in items
+                    if item.startswith(dispatch.REF)]
+            return [t for where, item in made for t in self._run(where, item, depth)]
+        if kind == dispatch.ARGUMENT and depth < 2:
+            setter, position, name = written.rsplit(":", 2)
+            return [t for where, at, keyword, found in self._arguments_of(setter.rpartition(".")[2])
+                    if at == int(position) or keyword == name for item in found for t in self._run(where, item, depth + 1)]
+        return []
+
+    def registry_items(self, module: ModuleSummary, written: str) -> list[tuple[ModuleSummary, str]]:
+        """The sources of a module-level registry's values: its dict literal, and what decorators put in it."""
+        qualified = self.canonical(module.imports.resolve(written) or module.qualify(written))
+        owner, _, name = (qualified or "").rpartition(".")
+        defining = self.modules.get(owner)
+        if defining is None or name not in defining.registries:
+            return []
+        return [(defining, source) for source in defining.registries[name]] + self._registered()[qualified]
+
+    def _registered(self) -> dict[str, list[tuple[ModuleSummary, str]]]:
+        """Registry -> functions and classes put in it by a decorator (``@register("relu")`` whose inner
+        function stores its parameter in the registry). Built once per tree."""
+        if self._registrations is None:
+            stores: dict[str, set[str]] = defaultdict(set)  # function (and each enclosing one) -> registries
+            for qualified, (module, definition) in self.functions.items():
+                for written in definition.registers_into:
+                    registry = self.canonical(module.imports.resolve(written) or module.qualify(written)) or ""
+                    for cut in range(qualified.count(".") + 1):
+                        stores[qualified.rsplit(".", cut)[0] if cut else qualified].add(registry)
+            self._registrations = defaultdict(list)
+            definitions = [*self.functions.values(), *self.classes.values()]
+            for module, definition in definitions:
+                for decorator in definition.decorators:
+                    for registry in stores.get(self.resolve_name(module, decorator) or "", ()):
+                        self._registrations[registry].append((module, dispatch.REF + definition.qualname))
+        return self._registrations
+
+    def _arguments_of(self, method: str) -> list[tuple[ModuleSummary, int, str | None, list[str]]]:
+        """Instance arguments of every ``obj.<method>(...)`` call in the tree (indexed once per tree)."""
+        if self._call_arguments is None:
+            self._call_arguments = defaultdict(list)
+            for module in self.modules.values():
+                for name, calls in module.call_arguments.items():
+                    self._call_arguments[name] += [(module, *call) for call in calls]
+        return self._call_arguments.get(method, [])
+
+    def issues_collectives(self, qualified: str) -> bool:
+        """Whether the function, or anything it calls in the tree, issues ``torch.distributed`` collectives."""
+        if qualified not in self._collectives_memo:
+            self._collectives_memo[qualified] = False  # cycles: assume no until shown otherwise
+            entry = self.functions.get(qualified)
+            found = bool(entry and entry.definition.collectives) or any(
+                self.issues_collectives(callee.function) for _, callee in self.callees(qualified)
+            )
+            self._collectives_memo[qualified] = found
+        return self._collectives_memo[qualified]
+
+    def is_compile_guard(self, caller: str, callee: str) -> bool:
+        """Whether ``callee``, called inside ``caller``, is a function of the tree that returns
+        ``is_compiling()`` (PyG's ``is_compiling()``, HF's ``is_torchdynamo_compiling()``)."""
+        found = self.resolve_calls(caller, callee)
+        return bool(found) and all(self.functions[c.function].definition.is_compile_guard for c in found)
+
+    # -- value types ----------------------------------------------------------------------------
+    def type_alias(self, qualified: str) -> Annotation | None:
+        """The annotation a type alias such as ``torch_geometric.typing.OptTensor`` stands for."""
+        canonical = self.canonical(qualified) or qualified
+        owner, _, name = canonical.rpartition(".")
+        module = self.modules.get(owner)
+        return module.type_aliases.get(name) if module is not None else None
+
+    def parameter_types(self, qualified: str) -> dict[str, ValueType]:
+        """Each annotated parameter of a function of the tree -> what its annotation says it is."""
+        if qualified not in self._parameters_memo:
+            entry = self.functions.get(qualified)
+            written = entry.definition.annotations if entry else {}
+            self._parameters_memo[qualified] = {
+                name: type_hints.value_type(annotation, self.type_alias) for name, annotation in written.items()
+            }
+        return self._parameters_memo[qualified]
+
+    def return_type(self, qualified: str) -> ValueType:
+        """What a call of a function of the tree returns: its return annotation, else a tensor where
+        it returns a ``torch.*`` call, else unknown."""
+        if qualified not in self._returns_memo:
+            definition = self.functions[qualified].definition
+            found = type_hints.value_type(definition.returns, self.type_alias)
+            if found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_tensor:
+                found = ValueType(Kind.TENSOR)
+            self._returns_memo[qualified] = found
+        return self._returns_memo[qualified]
+
+    def call_type(self, caller: str, callee: str) -> ValueType | None:
+        """What ``callee``, called inside ``caller``, returns when every function it may run agrees;
+        ``None`` when none is in the tree."""
+        found = {self.return_type(c.function) for c in self.resolve_calls(caller, callee)}
+        if not found:
+            return None
+        return found.pop() if len(found) == 1 else ValueType()
+
+    def region_of(self, qualified: str) -> Region | None:
+        """The region of a function, inheriting the enclosing function's for nested definitions."""
+        region = self.regions.get(qualified)
+        if region is not None or qualified not in self.functions:
+            return region
+        if not self.is_traced(qualified):
+            return None
+        parent = qualified.rsplit(".", 1)[0]
+        return self.region_of(parent) if parent in self.functions else None
+
+    # -- entry points ---------------------------------------------------------------------------
+    def declared_targets(self, declared: str) -> list[str]:
+        """What a name of the config's ``compiled`` runs when compiled: a function, a method (inherited
+        ones too), or what calling an instance of a class runs. ``pkg.mod:Class.method`` names the
+        module apart; ``pkg.mod.name`` is followed through re-exports. Empty when not in the tree."""
+        module, _, inside = declared.rpartition(":")
+        qualified = self.canonical(f"{module}.{inside}" if module else inside)
+        if qualified in self.functions:
+            return [qualified]
+        if qualified in self.classes:
+            return self.instance_call(qualified)
+        owner, _, name = (qualified or "").rpartition(".")
+        owner = self.canonical(owner)
+        found = self.method(owner, name) if owner in self.classes else None
+        return [found] if found else []
+
+    def site_targets(self, summary: ModuleSummary, site: CompileSite) -> list[str]:
+        if site.target_kind == "function":
+            return [site.target]
+        if site.target_kind == "class":
+            forward = self.forward(self.instance_class(summary, site.target))
+            return [forward] if forward else []
+        if site.target_kind == "method":
+            written, _, name = site.target.partition(":")
+            cls = self.instance_class(summary, written)
+            found = self.method(cls, name) if cls else None
+            return [found] if found else []
+        qualified = self.resolve_name(summary, site.target)
+        if qualified in self.functions:
+            return [qualified]
+        forward = self.forward(qualified) if qualified in self.classes else None
+        return [forward] if forward else []
+
+
+def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
+         compiled: Sequence[str] = ()) -> Program:
+    """Build the call graph over ``summaries`` and compute every compiled region.
+
+    ``compiled`` names compile entry points that live outside the tree (the config's ``compiled``).
+    """
+    program = Program(modules={s.module: s for s in summaries})
+    program.settings = settings or DynamoSettings()
+    for summary in summaries:
+        program.settings = program.settings.updated(summary.dynamo_config)
+        for qualname, function in summary.functions.items():
+            program.functions[summary.qualify(qualname)] = FunctionRecord(summary, function)
+        for qualname, cls in summary.classes.items():
+            program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
+    _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
+    _propagate(program, _uncompiled_forwards(program))
+    return program
+
+
+def _entry_points(program: Program) -> list[tuple[str, Region]]:
+    entries = []
+    for summary in program.modules.values():
+        for site in summary.compile_sites:
+            for target in program.site_targets(summary, site):
+                if not program.is_traced(target):
+                    continue
+                name = program.display_name(target)
+                chain = (ChainLink(summary.path, site.line, name, site.how),)
+                entries.append((target, Region(name, Confidence.CERTAIN, chain, site.settings.fullgraph, target)))
+    return entries
+
+
+def _declared_entry_points(program: Program, compiled: Sequence[str]) -> list[tuple[str, Region]]:
+    """The functions the config declares compiled: ``certain`` regions, as a compile site in the tree is."""
+    entries = []
+    for declared in compiled:
+        for target in program.declared_targets(declared):
+            if not program.is_traced(target):
+                continue
+            record = program.functions[target]
+            name = record.definition.qualname
+            how = f"declared compiled (`{declared}` in the config's `compiled`)"
+            chain = (ChainLink(record.module.path, record.definition.lineno, name, how),)
+            entries.append((target, Region(name, Confidence.CERTAIN, chain, entry=target)))
+    return entries
+
+
+def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
+    entries = []
+    for qualified, (summary, cls) in program.classes.items():
+        forward = f"{qualified}.forward"
+        if forward in program.functions and forward not in program.regions and program.is_module_class(qualified):
+            function = program.functions[forward].definition
+            how = f"forward of nn.Module subclass {cls.qualname} (no compile site in the tree)"
+            chain = (ChainLink(summary.path, function.lineno, function.qualname, how),)
+            entries.append((forward, Region(function.qualname, Confidence.LIKELY, chain, entry=forward)))
+    return entries
+
+
+def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
+    queue: deque[tuple[str, Region]] = deque(entries)
+    while queue:
+        qualified, region = queue.popleft()
+        if qualified in program.regions:
+            continue
+        program.regions[qualified] = region
+        path = program.functions[qualified].module.path
+        for call, callee in program.callees(qualified):
+            if callee.function in program.regions or not program.is_traced(callee.function):
+                continue
+            name = program.display_name(callee.function)
+            if callee.via:  # dynamic dispatch: one of the values the tree gives it, not surely this one
+                link_ = ChainLink(path, call.line, name, f"dispatched through `{callee.via}`", via=callee.via)
+                reached = replace(region, function=name, chain=region.chain + (link_,), confidence=Confidence.LIKELY)
+            else:
+                reached = replace(region, function=name, chain=region.chain + (ChainLink(path, call.line, name, "called"),))
+            queue.append((callee.function, reached))
+
+
+def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:
+    order: dict[str, None] = {}
+    pending = [start]
+    while pending:
+        current = pending.pop()
+        if current not in order:
+            order[current] = None
+            pending += reversed(bases(current))
+    return tuple(order)

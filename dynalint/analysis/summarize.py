@@ -1,0 +1,527 @@
+"""Summarize stage: one cheap pass over a file's ``ast`` that fills its ``ModuleSummary`` (``summary.py``).
+
+``summarize`` reads definitions, classes and their bases, imports, call sites, ``self.attr = Cls(...)``
+attribute types, disabled functions and ``torch.compile`` sites, and what dynamic dispatch needs
+(``dispatch.py`` words each value as sources: every value ``self.attr`` is given, module-level
+registries of callables, functions that store a parameter into one, decorators). It uses the standard library's
+``ast`` (tens of times cheaper than LibCST with metadata) so that every file can be summarized and only
+files holding compiled code pay for a LibCST parse in the lint stage. ``program.py`` links summaries.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from dynalint.analysis import dispatch, type_hints
+from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
+from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
+from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.torch_facts import (
+    COLLECTIVES,
+    COMPILE,
+    CONTAINERS,
+    DISABLE,
+    DYNAMO_CONFIG,
+    IS_COMPILING,
+    MODULE_RETURNING_METHODS,
+    NOT_TRACED,
+    PARAMETERS,
+    PARTIAL,
+    TENSOR_TYPES,
+    TorchResult,
+    torch_result,
+)
+from dynalint.analysis.type_hints import Annotation
+from dynalint.model.dynamo_settings import CompileSettings
+
+
+def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False) -> ModuleSummary:
+    """Build the summary of one parsed file."""
+    imports = _collect_imports(tree, module, is_package)
+    summary = ModuleSummary(path=path, module=module, imports=imports)
+    summarizer = _Summarizer(summary, is_package)
+    summarizer.guard_functions = _compile_guard_functions(tree, summarizer._is_compiling)
+    summarizer.visit(tree)
+    summary.nesting = summarizer.deepest
+    return summary
+
+
+def _collect_imports(tree: ast.Module, module: str, is_package: bool) -> ImportTable:
+    """Module-level imports and definitions; imports nested in functions are added during the visit."""
+    table = ImportTable(module=module)
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            _add_import(table, node, module, is_package)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            table.local_names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            table.local_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):  # ``try: import x`` / ``if TYPE_CHECKING: import y``
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    _add_import(table, inner, module, is_package)
+    # An import shadows nothing defined later in the same file and vice versa; imports win when both.
+    table.local_names -= set(table.aliases)
+    return table
+
+
+def _add_import(table: ImportTable, node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                table.aliases[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                table.aliases.setdefault(head, head)
+        return
+    base = absolute_module(module, node.level, node.module, is_package)
+    for alias in node.names:
+        if alias.name != "*":
+            table.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+
+def _constant(node: ast.expr) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
+    values = {kw.arg: _constant(kw.value) for kw in keywords if kw.arg}
+    dynamic = values.get("dynamic")
+    backend = values.get("backend")
+    return CompileSettings(
+        fullgraph=values.get("fullgraph") is True,
+        dynamic=dynamic if isinstance(dynamic, bool) else None,
+        backend=backend if isinstance(backend, str) else None,
+    )
+
+
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.alias)
+_BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+                 ast.AsyncWith, ast.Try)
+# Fields that never hold a node worth visiting: names, flags and the leaves above (contexts, operators).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level",
+                          "type_comment", "kind", "asname", "conversion", "is_async", "simple"})
+
+
+def _concrete_subclasses(bases: tuple[type, ...]) -> frozenset[type]:
+    found, pending = set(), list(bases)
+    while pending:
+        current = pending.pop()
+        found.add(current)
+        pending.extend(current.__subclasses__())
+    return frozenset(found)
+
+
+# The summarizer visits every node of every file: exact-type set lookups instead of tuple ``isinstance``.
+_LEAF_TYPES = _concrete_subclasses(_LEAVES)
+_BLOCK_OWNER_TYPES = frozenset(_BLOCK_OWNERS)
+_VISITED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _visited_fields(node_type: type) -> tuple[str, ...]:
+    visited = _VISITED_FIELDS.get(node_type)
+    if visited is None:
+        visited = _VISITED_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
+    return visited
+
+
+def _subtree_depth(root: ast.AST) -> int:
+    """Levels of nesting below ``root`` (iterative: the subtree may be deeper than any stack)."""
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+class _Summarizer(ast.NodeVisitor):
+    def __init__(self, summary: ModuleSummary, is_package: bool) -> None:
+        self.summary = summary
+        self.is_package = is_package
+        self.imports = summary.imports
+        self.scopes: list[tuple[str, str]] = []  # ("class"|"function", name)
+        self._current: tuple[int, FunctionSummary | None] | None = None  # (scope depth, innermost function)
+        self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
+        self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
+        self._dispatch: dict[type, Any] = {}
+        self._depth = 0  # of the node being visited
+        self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
+
+    def visit(self, node: ast.AST) -> None:
+        if id(node) in self.untraced:
+            # Not summarized, but the lint stage still parses these lines: their depth counts.
+            self.deepest = max(self.deepest, self._depth + _subtree_depth(node))
+            return
+        node_type = type(node)
+        if node_type in _BLOCK_OWNER_TYPES:
+            for block in ("body", "orelse", "finalbody"):
+                statements = getattr(node, block, None)
+                if statements:
+                    self.untraced.update(map(id, statements_after_early_exit(statements, self._is_compiling, AST)))
+        method = self._dispatch.get(node_type)
+        if method is None:
+            method = self._dispatch[node_type] = getattr(self, f"visit_{node_type.__name__}", self.generic_visit)
+        self._depth += 1
+        if self._depth > self.deepest:
+            self.deepest = self._depth
+        method(node)
+        self._depth -= 1
+
+    def generic_visit(self, node: ast.AST) -> None:
+        # ``ast.NodeVisitor``'s own loop, minus the leaves (names, constants, operators), which are most
+        # of a tree and hold nothing a summary records: the summarize stage's largest saving.
+        for field_name in _visited_fields(type(node)):
+            value = getattr(node, field_name, None)
+            if type(value) is list:
+                for item in value:
+                    if type(item) not in _LEAF_TYPES and isinstance(item, ast.AST):
+                        self.visit(item)
+            elif type(value) not in _LEAF_TYPES and isinstance(value, ast.AST):
+                self.visit(value)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        _add_import(self.imports, node, self.summary.module, self.is_package)
+
+    visit_ImportFrom = visit_Import  # type: ignore[assignment]
+
+    def _is_compiling(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name) and node.id in self.compiling_names:
+            return True
+        if not isinstance(node, ast.Call):
+            return False
+        return self.imports.resolve(dotted_name(node.func)) in IS_COMPILING or dotted_name(node.func) in self.guard_functions
+
+    def visit_If(self, node: ast.If) -> None:
+        untraced = guard(node.test, self._is_compiling, AST)
+        if untraced is not None:
+            self.untraced.update(map(id, node.body if untraced is Untraced.BODY else node.orelse))
+        self.generic_visit(node)
+
+    # -- scopes ---------------------------------------------------------------------------------
+    def _qualname(self, name: str) -> str:
+        return ".".join([n for _, n in self.scopes] + [name])
+
+    def _current_class(self) -> str | None:
+        if self.scopes and self.scopes[-1][0] == "class":
+            return ".".join(n for _, n in self.scopes)
+        return None
+
+    def _current_function(self) -> FunctionSummary | None:
+        # Asked at every call and assignment: answered once per scope (``_push`` / ``_pop`` forget it).
+        if self._current is not None and self._current[0] == len(self.scopes):
+            return self._current[1]
+        found = self._innermost_function()
+        self._current = (len(self.scopes), found)
+        return found
+
+    def _push(self, scope: tuple[str, str]) -> None:
+        self.scopes.append(scope)
+        self._current = None
+
+    def _pop(self) -> None:
+        self.scopes.pop()
+        self._current = None
+
+    def _innermost_function(self) -> FunctionSummary | None:
+        for index in range(len(self.scopes) - 1, -1, -1):
+            if self.scopes[index][0] == "function":
+                return self.summary.functions.get(".".join(n for _, n in self.scopes[: index + 1]))
+        return None
+
+    def _enclosing_class_of_function(self) -> str | None:
+        function = self._current_function()
+        return function.class_name if function else None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._qualname(node.name)
+        bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
+        self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
+        self.summary.classes[qualname].decorators = dispatch.decorators(node)
+        self._push(("class", node.name))
+        self.generic_visit(node)
+        self._pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._qualname(node.name)
+        class_name = self._current_class()
+        args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        params = [(a.arg, dotted_name(a.annotation) if a.annotation else None) for a in args]
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        function = FunctionSummary(qualname, node.lineno, class_name, params, start, node.end_lineno or node.lineno)
+        returned = dotted_name(node.returns) if node.returns else None
+        function.returns_tensor = self.imports.resolve(returned) in TENSOR_TYPES
+        function.returns = type_hints.read(node.returns, self.imports)
+        function.annotations = {
+            a.arg: read for a in args if (read := type_hints.read(a.annotation, self.imports)) is not None
+        }
+        if _names_class(returned) and not function.returns_tensor:
+            function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
+        for name, annotation in params:
+            resolved = self.imports.resolve(annotation)
+            if annotation and resolved not in TENSOR_TYPES and not (resolved or "").startswith("builtins."):
+                function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
+        function.param_defaults = dispatch.parameter_defaults(node)
+        function.decorators = dispatch.decorators(node)
+        self.summary.functions[qualname] = function
+        for decorator in node.decorator_list:
+            self._decorator(decorator, function, node)
+        self._push(("function", node.name))
+        outer_deepest, self.deepest = self.deepest, self._depth
+        self.generic_visit(node)
+        function.nesting = self.deepest - self._depth
+        function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
+        self.deepest = max(outer_deepest, self.deepest)
+        self._pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _decorator(self, decorator: ast.expr, function: FunctionSummary, node: ast.AST) -> None:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        name = self.imports.resolve(dotted_name(call.func if call else decorator))
+        if name in DISABLE:
+            function.disabled = True
+        elif name in NOT_TRACED:
+            function.not_traced = True
+        elif name in COMPILE:
+            how = "@torch.compile(...)" if call else "@torch.compile"
+            settings = compile_settings(call.keywords) if call else CompileSettings()
+            self.summary.compile_sites.append(
+                CompileSite(decorator.lineno, how, "function", self.summary.qualify(function.qualname),
+                            function.class_name, settings)
+            )
+
+    # -- statements -----------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assignment(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._assignment([node.target], node.value)
+        self.generic_visit(node)
+
+    def _type_alias(self, targets: list[ast.expr], value: ast.expr) -> None:
+        if not self.scopes and type_hints.is_type_alias(value, self.imports):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.summary.type_aliases[target.id] = type_hints.read(value, self.imports) or Annotation(None)
+
+    def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
+        self._type_alias(targets, value)
+        if self._is_compiling(value):
+            self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
+        for target in targets:
+            resolved = self.imports.resolve(dotted_name(target))
+            if resolved and resolved.startswith(DYNAMO_CONFIG):
+                self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
+        class_name = self._enclosing_class_of_function()
+        function = self._current_function()
+        dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
+        for target in targets:
+            dotted = dotted_name(target)
+            if dotted is None:
+                continue
+            if isinstance(value, ast.Call):
+                value = _strip_module_methods(value)
+                callee = dotted_name(value.func)
+                resolved = self.imports.resolve(callee)
+                if resolved in DISABLE and value.args and not self.scopes:
+                    wrapped = dotted_name(value.args[0])
+                    if wrapped:
+                        self.summary.disabled_aliases[dotted] = wrapped
+                    continue
+                if callee and dotted.startswith("self.") and dotted.count(".") == 1 and class_name:
+                    self._self_attribute(class_name, dotted[5:], value, resolved or callee)
+                elif callee and "." not in dotted and (function is not None or not self.scopes):
+                    types = function.local_types if function is not None else self.summary.module_types
+                    types[dotted] = callee
+
+    def _config_value(self, value: ast.expr) -> object:
+        if isinstance(value, ast.Constant):
+            return value.value
+        if isinstance(value, (ast.Set, ast.List, ast.Tuple)):
+            names = (self.imports.resolve(dotted_name(e)) or dotted_name(e) for e in value.elts)
+            return [name for name in names if name]
+        return None
+
+    def _self_attribute(self, class_name: str, attr: str, value: ast.Call, resolved: str) -> None:
+        cls = self.summary.classes.get(class_name)
+        if cls is None:
+            return
+        if resolved in CONTAINERS:
+            cls.container_items[attr] = [
+                dotted_name(item.func) or "" for arg in value.args for item in _container_elements(arg)
+            ]
+        elif resolved in PARAMETERS or (resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR):
+            cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ... (not torch.device(...))
+        else:
+            cls.attr_types[attr] = resolved
+
+    def visit_Return(self, node: ast.Return) -> None:
+        function = self._current_function()
+        if function is not None and isinstance(node.value, ast.Call):
+            callee = dotted_name(_strip_module_methods(node.value).func)
+            resolved = self.imports.resolve(callee) or ""
+            if resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR:
+                function.returns_tensor = True
+            elif _names_class(callee):
+                function.returns_class = callee
+        elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
+            function.returns_class = function.local_types[node.value.id]
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        function = self._current_function()
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
+            iterated = iterated.args[0]
+            target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else node.target
+        else:
+            target = node.target
+        container = dotted_name(iterated)
+        if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
+            function.loop_containers[target.id] = container[5:]
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = dotted_name(node.func)
+        resolved = self.imports.resolve(callee)
+        function = self._current_function()
+        if function is not None and callee:
+            function.calls.append(CallSite(node.lineno, callee))
+            if resolved in COLLECTIVES:
+                function.collectives.append(resolved)
+        dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
+        if dispatched_callee and function is not None:
+            function.calls.append(CallSite(node.lineno, dispatched_callee))
+        if resolved in COMPILE and node.args:
+            self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
+                               compile_settings(node.keywords))
+        elif callee and callee.endswith(".compile") and not resolved and isinstance(node.func, ast.Attribute):
+            owner = dotted_name(node.func.value)
+            if owner:
+                self._compile_call(node, node.func.value, f"{owner}.compile()", compile_settings(node.keywords))
+        if (
+            function is not None
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "register_buffer"
+            and dotted_name(node.func.value) == "self"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and function.class_name in self.summary.classes
+        ):
+            self.summary.classes[function.class_name].tensor_attrs.add(node.args[0].value)
+        self.generic_visit(node)
+
+    def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
+        function = self._current_function()
+        scope_class = function.class_name if function else None
+        site = lambda kind, ref: CompileSite(node.lineno, how, kind, ref, scope_class, settings)  # noqa: E731
+        if isinstance(target, ast.Lambda):
+            # A compiled lambda: everything it calls is compiled (the lambda's own line is not linted).
+            for inner in ast.walk(target.body):
+                callee = dotted_name(inner.func) if isinstance(inner, ast.Call) else None
+                if callee:
+                    self._compile_call(node, inner.func, how, settings)
+            return
+        if isinstance(target, ast.Call) and self.imports.resolve(dotted_name(target.func)) in PARTIAL and target.args:
+            self._compile_call(node, target.args[0], how, settings)
+            return
+        if isinstance(target, ast.Call):
+            cls = dotted_name(target.func)
+            if cls:
+                self.summary.compile_sites.append(site("class", cls))
+            return
+        dotted = dotted_name(target)
+        if dotted is None:
+            return
+        if dotted.startswith("self.") and scope_class:
+            member = dotted[5:]
+            cls = self.summary.classes.get(scope_class)
+            if cls and member in cls.attr_types:
+                self.summary.compile_sites.append(site("class", cls.attr_types[member]))
+            else:
+                self.summary.compile_sites.append(site("function", self.summary.qualify(f"{scope_class}.{member}")))
+            return
+        types = function.local_types if function is not None else self.summary.module_types
+        if dotted in types:
+            self.summary.compile_sites.append(site("class", types[dotted]))
+            return
+        owner, _, method = dotted.rpartition(".")
+        if owner in types and "." not in owner:  # ``torch.compile(model.forward)``
+            self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
+            return
+        self.summary.compile_sites.append(site("name", dotted))
+
+
+def returns_compile_guard(function: ast.FunctionDef | ast.AsyncFunctionDef, is_compiling: Callable[[ast.expr], bool]) -> bool:
+    """Whether every ``return`` of ``function`` gives ``is_compiling()``, alone or ``or``-ed with other tests.
+
+    Runs for every function of the tree, so it reads statements only, stops at the first other
+    ``return``, and skips nested definitions (their returns are not this function's)."""
+    found = False
+    for returned in _returns(function.body):
+        value = returned.value
+        if value is None or not (is_compiling(value) or (
+            isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and any(map(is_compiling, value.values))
+        )):
+            return False
+        found = True
+    return found
+
+
+# Statements that hold statements, other than definitions (whose returns are not the enclosing function's).
+_STATEMENTS_WITH_BLOCKS = frozenset(
+    getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
+    if hasattr(ast, name)
+)
+
+
+def _returns(statements: list[ast.stmt]) -> Iterator[ast.Return]:
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement
+        elif type(statement) in _STATEMENTS_WITH_BLOCKS:  # not a nested definition, nor a simple statement
+            for block in ("body", "orelse", "finalbody"):
+                yield from _returns(getattr(statement, block, []))
+            for inner in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                yield from _returns(inner.body)
+
+
+def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr], bool]) -> set[str]:
+    """Module-level functions of the file that are compile guards, so the file's own ``if`` tests see them."""
+    return {
+        node.name for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and returns_compile_guard(node, is_compiling)
+    }
+
+
+def _names_class(dotted: str | None) -> bool:
+    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8)."""
+    return bool(dotted) and dotted.split(".")[-1][:1].isupper()
+
+
+def _strip_module_methods(call: ast.Call) -> ast.Call:
+    while (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in MODULE_RETURNING_METHODS
+        and isinstance(call.func.value, ast.Call)
+    ):
+        call = call.func.value
+    return call
+
+
+def _container_elements(arg: ast.expr) -> list[ast.Call]:
+    """The constructor calls inside ``ModuleList([Block(), ...])`` / ``[Block() for _ in range(n)]``."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return [e for e in arg.elts if isinstance(e, ast.Call)]
+    if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) and isinstance(arg.elt, ast.Call):
+        return [arg.elt]
+    if isinstance(arg, ast.Call):
+        return [arg]
+    return []

@@ -1,0 +1,117 @@
+"""What the summarize stage records of one file: the summary types that whole-tree linking reads.
+
+``ModuleSummary`` holds a file's definitions, classes and their bases, imports, call sites, attribute
+types, disabled aliases, compile sites and what dynamic dispatch needs; ``summarize.py`` fills it in
+one ``ast`` pass, ``dispatch.py`` words dispatch sources into it, and ``program.py`` links them.
+Summaries are cached between runs, so the types pickle small (``_PickledAsTuple``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import NamedTuple
+
+from dynalint.analysis.qualified_names import ImportTable
+from dynalint.analysis.type_hints import Annotation
+from dynalint.model.dynamo_settings import CompileSettings
+
+
+class CallSite(NamedTuple):
+    """A call in a function's body. A named tuple, not a dataclass: a tree has a hundred thousand of them,
+    and each travels from a worker process and into the cache pickled, where a tuple costs a third."""
+
+    line: int
+    callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
+
+
+@dataclass(frozen=True)
+class CompileSite:
+    """A compile entry point: what is compiled, where, and with which settings."""
+
+    line: int
+    how: str  # ``@torch.compile``, ``torch.compile(model)``, ``model.compile()``
+    # "function": a module-qualified function; "class": a class (or factory) as written, its ``forward``;
+    # "method": ``Class:method``; "name": a name as written, resolved through the imports.
+    target_kind: str
+    target: str
+    scope_class: str | None
+    settings: CompileSettings
+
+
+class _PickledAsTuple:
+    """Pickled as the tuple of its fields' values, not a dict of them: a tree has tens of thousands of
+    function and class summaries, and each travels from a worker process and into the cache."""
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in _field_names(type(self))])
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.__dict__.update(zip(_field_names(type(self)), state))
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+@dataclass
+class FunctionSummary(_PickledAsTuple):
+    qualname: str  # inside the module: ``Model.forward``, ``helper``, ``outer.inner``
+    lineno: int  # the ``def`` line
+    class_name: str | None
+    params: list[tuple[str, str | None]]  # (name, annotation as written)
+    start_line: int = 0  # first line of the definition, decorators included
+    end_line: int = 0
+    disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
+    not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
+    returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
+    annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
+    returns: Annotation | None = None  # the return annotation
+    # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:
+    # a guard the project wrote, ``True`` whenever Dynamo traces.
+    is_compile_guard: bool = False
+    returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
+    calls: list[CallSite] = field(default_factory=list)
+    collectives: list[str] = field(default_factory=list)
+    local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
+    loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
+    param_defaults: dict[str, str] = field(default_factory=dict)  # ``rnn_layer=nn.LSTM`` -> ``nn.LSTM``
+    local_sources: dict[str, list[str]] = field(default_factory=dict)  # ``fn = FUNCS[k]`` -> dispatch sources
+    decorators: list[str] = field(default_factory=list)  # as written, a call's arguments left out
+    registers_into: list[str] = field(default_factory=list)  # ``REGISTRY[key] = fn`` with ``fn`` a parameter
+    nesting: int = 0  # deepest ``ast`` nesting inside the function: the lint stage's LibCST limit
+
+
+@dataclass
+class ClassSummary(_PickledAsTuple):
+    qualname: str
+    lineno: int
+    bases: list[str]  # qualified where the import table knows them, else as written
+    attr_types: dict[str, str] = field(default_factory=dict)  # self.attr -> class as written
+    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+    container_items: dict[str, list[str]] = field(default_factory=dict)  # self.layers -> [Block]
+    attr_sources: dict[str, list[str]] = field(default_factory=dict)  # every value self.attr is given
+    decorators: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    module: str
+    imports: ImportTable
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    compile_sites: list[CompileSite] = field(default_factory=list)
+    disabled_aliases: dict[str, str] = field(default_factory=dict)  # name -> wrapped function
+    module_types: dict[str, str] = field(default_factory=dict)  # module-level var -> class as written
+    type_aliases: dict[str, Annotation] = field(default_factory=dict)  # ``OptTensor = Optional[Tensor]``
+    registries: dict[str, list[str]] = field(default_factory=dict)  # ``FUNCS = {"a": f}`` -> [f], as written
+    # ``obj.set_processor(Proc())``: method name -> (position, keyword, sources of the argument).
+    call_arguments: dict[str, list[tuple[int, str | None, list[str]]]] = field(default_factory=dict)
+    # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.
+    dynamo_config: dict[str, object] = field(default_factory=dict)
+    nesting: int = 0  # deepest ``ast`` nesting anywhere in the file
+
+    def qualify(self, qualname: str) -> str:
+        return f"{self.module}.{qualname}" if self.module else qualname

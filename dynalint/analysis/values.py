@@ -1,0 +1,341 @@
+"""The value analysis: is an expression a tensor, a tensor's *data*, only its *metadata*, or unknown?
+
+Used by rules in the lint stage. One ``ValueScope`` per function: the engine creates it when it enters
+a ``def`` and feeds it every assignment *after* the statement has been visited, so that a query at a
+node sees the bindings made by the statements before it (straight-line, last writer wins; loops are not
+iterated to a fixed point). Sources of tensors: parameters annotated ``Tensor``, ``forward`` arguments
+other than ``self``, ``torch.*`` calls, tensor methods, ``self.<parameter or buffer>`` and calls of
+``torch.nn`` layers held in ``self``. ``Kind`` is ordered so that combining two values is ``max``:
+anything touched by a tensor is a tensor, and unknown stays unknown, never data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from dynalint.analysis.cst_walk import subclass_test
+from dynalint.analysis.kinds import Kind, ValueType
+from dynalint.analysis.qualified_names import ImportTable, dotted_name
+from dynalint.analysis.torch_facts import (
+    CONST_BUILTINS,
+    DATA_CONVERSIONS,
+    DATA_METHODS,
+    META_ATTRIBUTES,
+    META_METHODS,
+    PASSTHROUGH_BUILTINS,
+    REDUCTIONS,
+    SPLITTING_BUILTINS,
+    TENSOR_ATTRIBUTES,
+    TorchResult,
+    torch_result,
+)
+
+_is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
+
+
+_KIND_OF_RESULT = {
+    TorchResult.TENSOR: Kind.TENSOR, TorchResult.METADATA: Kind.META, TorchResult.CONSTANT: Kind.CONST,
+    TorchResult.UNKNOWN: Kind.UNKNOWN,
+}
+
+
+@dataclass
+class ValueScope:
+    """The value environment of one function body."""
+
+    imports: ImportTable
+    tensor_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold parameters or buffers
+    layer_attrs: frozenset[str] = frozenset()  # ``self.<name>`` that hold ``torch.nn`` layers
+    env: dict[str, Kind] = field(default_factory=dict)
+    # What a call to a function in the linted tree returns (its annotation or summary), else ``None``.
+    call_type: Callable[[cst.Call], ValueType | None] | None = None
+    # Names bound to containers or tuples whose items are known (``params: Dict[str, Tensor]``).
+    structures: dict[str, ValueType] = field(default_factory=dict)
+
+    @classmethod
+    def for_function(
+        cls,
+        node: cst.FunctionDef,
+        imports: ImportTable,
+        is_method: bool,
+        tensor_attrs: frozenset[str] = frozenset(),
+        layer_attrs: frozenset[str] = frozenset(),
+        parent: ValueScope | None = None,
+        call_type: Callable[[cst.Call], ValueType | None] | None = None,
+        parameter_types: dict[str, ValueType] | None = None,
+    ) -> ValueScope:
+        """The scope at the top of ``node``'s body; ``parameter_types`` are what the annotations say
+        (read by the summarize stage, aliases expanded by the program)."""
+        scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
+                    dict(parent.structures) if parent else {})
+        params = node.params
+        ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+        is_forward = is_method and node.name.value == "forward"
+        annotated = parameter_types or {}
+        for index, param in enumerate(ordered):
+            name = param.name.value
+            scope.structures.pop(name, None)
+            if is_method and index == 0:
+                scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
+            elif param.annotation is not None:
+                declared = annotated.get(name, ValueType())
+                scope.env[name] = declared.kind
+                if declared.item is not Kind.UNKNOWN or declared.elements is not None:
+                    scope.structures[name] = declared
+            else:
+                scope.env[name] = _unannotated_parameter_kind(param, is_forward)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.env[star.name.value] = Kind.UNKNOWN
+        return scope
+
+    # -- bindings -----------------------------------------------------------------------------
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, kind: Kind | None = None) -> None:
+        """Record ``target = value`` (``kind`` overrides the value's own kind, e.g. loop targets)."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            sources = (
+                [e.value for e in value.elements]
+                if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements)
+                else None
+            )
+            structure = self.structure(value) if value is not None and kind is None and sources is None else None
+            unpacked = structure.elements if structure is not None else None
+            if unpacked is not None and len(unpacked) != len(elements):
+                unpacked = None
+            whole = kind if kind is not None else (self.kind(value) if value is not None else Kind.UNKNOWN)
+            for index, element in enumerate(elements):
+                inner = element.value if isinstance(element, cst.StarredElement) else element
+                if sources is not None and kind is None:
+                    self.bind(inner, sources[index])
+                elif unpacked is not None and not isinstance(element, cst.StarredElement):
+                    self.bind(inner, None, unpacked[index])
+                elif structure is not None and structure.item is not Kind.UNKNOWN:
+                    self.bind(inner, None, structure.item)  # ``a, b = tensors`` with ``tensors: List[Tensor]``
+                else:
+                    self.bind(inner, None, whole)
+        elif isinstance(target, cst.Name):
+            self.structures.pop(target.value, None)
+            self.env[target.value] = kind if kind is not None else (
+                self.kind(value) if value is not None else Kind.UNKNOWN
+            )
+            structure = self.structure(value) if value is not None and kind is None else None
+            if structure is not None:
+                self.structures[target.value] = structure
+
+    def record_append(self, call: cst.Call) -> None:
+        """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
+        ``items`` holds tensors, so ``items[i]`` is one (MONAI builds its instance masks this way)."""
+        func = call.func
+        if not (type(func) is cst.Attribute and func.attr.value == "append" and type(func.value) is cst.Name
+                and len(call.args) == 1 and not call.args[0].star and call.args[0].keyword is None):
+            return
+        name = func.value.value
+        item = self.kind(call.args[0].value)
+        if item.is_tensor_like and self.env.get(name) is Kind.CONST and name not in self.structures:
+            self.structures[name] = ValueType(Kind.CONST, item=item)
+
+    def bind_loop_target(self, target: cst.BaseExpression, iterated: cst.BaseExpression) -> None:
+        """``for target in iterated``, in a statement or a comprehension. ``zip(a, b)`` and ``enumerate(a)``
+        unpacked into a tuple of names are bound item by item (``for i, row in enumerate(t)``: ``i`` an
+        int, ``row`` a tensor); anything else binds the target to what one item of ``iterated`` is."""
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(iterated, cst.Call) and not any(
+            isinstance(e, cst.StarredElement) for e in target.elements
+        ) and all(not a.star and a.keyword is None for a in iterated.args):
+            elements = [e.value for e in target.elements]
+            arguments = [a.value for a in iterated.args]
+            builtin = self.resolve(iterated.func)
+            if builtin == "builtins.zip" and len(arguments) == len(elements):
+                for element, argument in zip(elements, arguments):
+                    self.bind(element, None, self.loop_item(argument))
+                return
+            if builtin == "builtins.enumerate" and arguments and len(elements) == 2:
+                self.bind(elements[0], None, Kind.CONST)
+                self.bind_loop_target(elements[1], arguments[0])
+                return
+        self.bind(target, None, self.loop_item(iterated))
+
+    def loop_item(self, iterated: cst.BaseExpression) -> Kind:
+        """What one item of iterating ``iterated`` is: a tensor's rows are tensors, a known container's items its item kind."""
+        whole = self.kind(iterated)
+        if whole.is_tensor_like:
+            return whole
+        structure = self.structure(iterated)  # ``for t in tensors`` with ``tensors: List[Tensor]``
+        return structure.element(None) if structure is not None else Kind.UNKNOWN
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """Qualified name of a ``Name`` / ``Attribute`` chain through the module's imports; ``None`` when
+        its first name is bound in this function (a parameter or local shadows an import)."""
+        dotted = dotted_name(node)
+        if dotted is None or dotted.split(".")[0] in self.env:
+            return None
+        return self.imports.resolve(dotted)
+
+    def structure(self, node: cst.BaseExpression) -> ValueType | None:
+        """What indexing, iterating or unpacking ``node`` gives, where known: a name bound to a container
+        or tuple, or a call of a function of the tree annotated to return one."""
+        if isinstance(node, cst.Name):
+            return self.structures.get(node.value)
+        if isinstance(node, cst.Call) and node.args and self._splits_a_tensor(node):
+            return ValueType(Kind.UNKNOWN, item=self.kind(node.args[0].value))
+        if isinstance(node, cst.Call) and self.call_type is not None:
+            found = self.call_type(node)
+            if found is not None and (found.item is not Kind.UNKNOWN or found.elements is not None):
+                return found
+        return None
+
+    def _splits_a_tensor(self, node: cst.Call) -> bool:
+        """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
+        return self.resolve(node.func) in SPLITTING_BUILTINS and self.kind(node.args[0].value).is_tensor_like
+
+    # -- queries ------------------------------------------------------------------------------
+    def kind(self, node: cst.BaseExpression) -> Kind:
+        """The kind of value ``node`` evaluates to."""
+        # Exact type tests (none of these LibCST classes is subclassed): asked of every expression a rule
+        # looks at, and an ``isinstance`` against LibCST's ABCs runs a Python-level hook.
+        node_type = type(node)
+        if _is_literal_type(node_type):
+            return Kind.CONST
+        if node_type is cst.Name:
+            if node.value in self.env:
+                return self.env[node.value]
+            return Kind.CONST if node.value in ("None", "True", "False") else Kind.UNKNOWN
+        if node_type is cst.Attribute:
+            return self._attribute(node)
+        if node_type is cst.Call:
+            return self._call(node)
+        if node_type is cst.Subscript:
+            structure = self.structure(node.value)
+            if structure is not None:
+                found = structure.element(_constant_index(node))
+                if found is not Kind.UNKNOWN:
+                    return found
+            base = self.kind(node.value)
+            return base if base is not Kind.CONST else Kind.UNKNOWN
+        if node_type is cst.BinaryOperation:
+            return max(self.kind(node.left), self.kind(node.right))
+        if node_type is cst.UnaryOperation:
+            return self.kind(node.expression)
+        if node_type is cst.BooleanOperation:
+            return max(self.kind(node.left), self.kind(node.right))
+        if node_type is cst.Comparison:
+            return self._comparison(node)
+        if node_type is cst.IfExp:
+            return max(self.kind(node.body), self.kind(node.orelse))
+        if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
+            kinds = [self.kind(e.value) for e in node.elements]
+            return max(kinds, default=Kind.CONST)
+        if node_type is cst.NamedExpr:
+            return self.kind(node.value)
+        return Kind.UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Kind:
+        attr = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if attr in self.tensor_attrs:
+                return Kind.TENSOR
+            return Kind.META if attr == "training" else Kind.UNKNOWN
+        if self.resolve(node) is not None:
+            return Kind.CONST  # a module attribute such as ``torch.float32``
+        base = self.kind(node.value)
+        if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.INPUT, Kind.UNKNOWN):
+            return Kind.META
+        if base.is_tensor_like or base is Kind.INPUT:
+            tensor = Kind.LIKELY_TENSOR if base is Kind.LIKELY_TENSOR else Kind.TENSOR
+            return tensor if attr in TENSOR_ATTRIBUTES else Kind.UNKNOWN
+        return Kind.META if base is Kind.META else Kind.UNKNOWN
+
+    def _call(self, node: cst.Call) -> Kind:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver_is_local = not (dotted_name(func) or "").split(".")[0] in self.imports.aliases
+            if receiver_is_local or dotted_name(func) is None:
+                return self._method(func, node)
+        dotted = dotted_name(func)
+        if dotted is not None and dotted.split(".")[0] in self.env:
+            return Kind.UNKNOWN  # a local callable
+        in_tree = self.call_type(node) if self.call_type else None
+        if in_tree is not None:
+            return in_tree.kind
+        resolved = self.imports.resolve(dotted)
+        if resolved is None:
+            return Kind.UNKNOWN
+        if resolved.startswith("torch."):
+            return _KIND_OF_RESULT[torch_result(resolved)]
+        args = [self.kind(a.value) for a in node.args]
+        if resolved in DATA_CONVERSIONS:
+            arg = args[0] if args else Kind.CONST
+            return Kind.DATA if arg.is_data_dependent else (Kind.UNKNOWN if arg is Kind.INPUT else arg)
+        if resolved == "builtins.len":
+            return Kind.META if args and (args[0].is_tensor_like or args[0] in (Kind.META, Kind.INPUT)) else Kind.UNKNOWN
+        if resolved in SPLITTING_BUILTINS and args and args[0].is_tensor_like:
+            return Kind.UNKNOWN  # a Python list of 0-d tensors: ``structure`` gives its items
+        if resolved in PASSTHROUGH_BUILTINS:
+            return max(args, default=Kind.UNKNOWN)
+        if resolved in CONST_BUILTINS:
+            return Kind.CONST
+        return Kind.UNKNOWN
+
+    def _method(self, func: cst.Attribute, node: cst.Call) -> Kind:
+        name = func.attr.value
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            if name in self.layer_attrs:
+                return Kind.TENSOR
+            in_tree = self.call_type(node) if self.call_type else None
+            return in_tree.kind if in_tree is not None else Kind.UNKNOWN
+        base = self.kind(receiver)
+        if name in DATA_METHODS:
+            # ``.item()`` of a shape value (a TorchScript-era ``if isinstance(n, Tensor): n = n.item()``) is
+            # still that shape value; only a tensor's contents are data.
+            return Kind.META if base is Kind.META else Kind.DATA
+        if base in (Kind.TENSOR, Kind.INPUT):
+            # A tensor method on a ``forward`` input confirms that the input is a tensor.
+            return Kind.META if name in META_METHODS else Kind.TENSOR
+        if base is Kind.LIKELY_TENSOR:
+            if name in META_METHODS:
+                return Kind.META
+            # ``Union[Tensor, SparseTensor]``: ``adj.has_value()`` is the other member's question.
+            return Kind.UNKNOWN if name.startswith(("has_", "is_")) else Kind.LIKELY_TENSOR
+        if base is Kind.META and name in ("index", "count", "numel"):
+            return Kind.META
+        if base is Kind.UNKNOWN and name in REDUCTIONS:
+            return Kind.LIKELY_TENSOR
+        return Kind.UNKNOWN
+
+    def _comparison(self, node: cst.Comparison) -> Kind:
+        operators = [c.operator for c in node.comparisons]
+        if all(isinstance(op, (cst.Is, cst.IsNot)) for op in operators):
+            return Kind.CONST
+        if all(isinstance(op, (cst.In, cst.NotIn)) for op in operators):
+            # ``"key" in kwargs`` asks a container; only membership in a tensor reads tensor data.
+            containers = [self.kind(c.comparator) for c in node.comparisons]
+            return Kind.TENSOR if Kind.TENSOR in containers else Kind.UNKNOWN
+        kinds = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
+        return max(kinds)
+
+
+def _unannotated_parameter_kind(param: cst.Param, is_forward: bool) -> Kind:
+    if not is_forward:
+        return Kind.UNKNOWN
+    default = param.default
+    if default is None:
+        return Kind.INPUT
+    # ``mask=None`` is as often a flag (``output_attentions=None``) as an optional tensor.
+    return Kind.CONST if isinstance(default, (cst.BaseNumber, cst.BaseString)) or (
+        isinstance(default, cst.Name) and default.value in ("True", "False")
+    ) else Kind.UNKNOWN
+
+
+def _constant_index(node: cst.Subscript) -> int | None:
+    """``t[1]`` / ``t[-1]`` -> the integer; anything else (a slice, a name, a key) -> ``None``."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    sign = 1
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index, sign = index.expression, -1
+    return sign * int(index.evaluated_value) if isinstance(index, cst.Integer) else None

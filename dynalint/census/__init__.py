@@ -1,0 +1,2 @@
+"""the pytest plugin that records a project's break census from its own test run.
+"""

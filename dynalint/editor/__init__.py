@@ -1,0 +1,2 @@
+"""the language server (the only pygls importer) and what it says about open documents.
+"""

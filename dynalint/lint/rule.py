@@ -1,0 +1,99 @@
+"""The ``Rule`` base class: declarative metadata plus ``report()``; the lint stage's unit of checking.
+
+A rule is a LibCST batchable visitor. Its identity (``code``, ``name``), its text (``message``,
+``help``) and what it predicts (``gb_ids``, the ``torch`` range, the Dynamo settings it ``requires``)
+are class attributes. Its ``visit_*`` methods call ``self.report(node, **fields)`` and nothing else:
+region gating, suppressions, selection, positions and sorting belong to the engine, so a rule is only
+the pattern. ``self.context`` (``regions.LintContext``) answers "where am I compiled", "what kind of
+value is this" and "what does this name resolve to".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from dynalint.model.finding import Confidence, Region
+from dynalint.model.selection import DOCS_URL
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule said about a node, before the engine gives it a position and a region."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    confidence: Confidence
+    region: Region | None
+
+
+class Rule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]  # one line; ``str.format`` placeholders filled from ``report(**fields)``
+    help: ClassVar[str]
+    gb_ids: ClassVar[tuple[str, ...]] = ()
+    torch: ClassVar[str] = ">=2.4"
+    requires: ClassVar[tuple[str, ...]] = ()  # Dynamo settings that must be off, e.g. capture_scalar_outputs
+    default: ClassVar[bool] = True
+    confidence: ClassVar[Confidence] = Confidence.CERTAIN
+    # What goes wrong: "break" (a graph break), or a hazard that is not one: "recompile",
+    # "rank-divergence" (a break on some ranks only), "stale-value" (a value folded into the graph).
+    hazard: ClassVar[str] = "break"
+    # Codes of weaker rules whose findings this rule's finding covers: where both fire on one spot,
+    # the engine keeps this one (``overlaps.py``). Rules never look at each other to stay silent.
+    supersedes: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__()
+        self.context = context
+        self.reports: list[Report] = []
+
+    def report(
+        self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
+        **fields: object,
+    ) -> None:
+        self.reports.append(
+            Report(
+                rule=type(self),
+                node=node,
+                message=self.message.format(**fields) if fields else self.message,
+                confidence=confidence or self.confidence,
+                region=region or self.context.region,
+            )
+        )
+
+    # A rule that judges other rules' reports (rank divergence) overrides this; the engine then runs
+    # every break rule on the function, selected or not, and calls it once their walk is over.
+    reads_reports: ClassVar[bool] = False
+
+    def after(self, reports: list[Report]) -> None:
+        """The post-pass: every other rule's reports on the function just walked, in catalogue order."""
+
+    @classmethod
+    def url(cls) -> str:
+        return DOCS_URL.format(code=cls.code, name=cls.name)
+
+
+class CallRule(Rule):
+    """A rule that flags calls resolving to a fixed set of qualified names (most side-effect rules).
+
+    Subclasses set ``calls`` and may override ``applies`` for settings or argument checks; the message
+    gets ``{call}``, the name as resolved (``time.perf_counter()``).
+    """
+
+    calls: ClassVar[frozenset[str]] = frozenset()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.context.resolve(node.func)
+        if resolved in self.calls and self.applies(node, resolved):
+            self.report(node, call=f"{resolved.removeprefix('builtins.')}()")
+
+    def applies(self, node: cst.Call, resolved: str) -> bool:
+        return True
