@@ -15,7 +15,7 @@ from dynalint.project import files
 from dynalint.project.config import Config
 from dynalint.project.config_tree import ConfigTree
 
-__all__ = ["STDIN", "LintResult", "lint_paths", "lint_source"]
+__all__ = ["STDIN", "Config", "Finding", "LintResult", "lint_paths", "lint_source"]
 
 
 def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:

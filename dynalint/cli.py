@@ -22,7 +22,7 @@ from dynalint.model.version import __version__
 from dynalint.output import progress, rule_table
 from dynalint.output.reporters import REPORTERS, Run
 from dynalint.output.reporters.text import summary
-from dynalint.project.config import Config, ConfigError, load
+from dynalint.project.config import Config, ConfigError, Overrides, load
 
 if TYPE_CHECKING:
     from dynalint.pipeline import LintResult, Pipeline
@@ -130,7 +130,7 @@ def check(
     try:
         start = Path(stdin_filename) if stdin_filename and paths == (STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())
-        overrides: dict[str, object] = dict(
+        overrides = Overrides(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
             min_confidence=Confidence(min_confidence) if min_confidence else None,
         )

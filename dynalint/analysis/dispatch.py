@@ -166,7 +166,7 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         constructed = dotted_name(call.func.func) if isinstance(call.func, ast.Call) else None
         return constructed + INSTANCE_CALL if constructed else None
     if isinstance(call.func, ast.Attribute):
-        arguments = [(position, None, arg) for position, arg in enumerate(call.args)]
+        arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
         arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
         for position, keyword, arg in arguments:
             if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)):

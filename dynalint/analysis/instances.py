@@ -90,11 +90,13 @@ def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) ->
     ``RNN2dBase`` and ``LSTM2d``). Whether the model builds such a subclass is not known here, so a
     rule that uses this answer reports at ``likely``.
     """
-    cls = enclosing_class(context) if isinstance(node, cst.Attribute) and _is_self(node.value) else None
+    if not (isinstance(node, cst.Attribute) and _is_self(node.value)):
+        return []
+    cls = enclosing_class(context)
     if cls is None:
         return []
-    held = context.program.subclass_attribute_types(cls, node.attr.value)  # type: ignore[union-attr]
-    return [_qualify(context, h.module, h.constructor, h.constructor) for h in held]  # type: ignore[arg-type]
+    held = context.program.subclass_attribute_types(cls, node.attr.value)  # each with a constructor
+    return [_qualify(context, h.module, h.constructor, h.constructor) for h in held if h.constructor is not None]
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from dynalint.analysis import dispatch, type_hints
-from dynalint.analysis.kinds import Kind, ValueType
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.torch_facts import is_module_base
 from dynalint.analysis.type_hints import Annotation
+from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.model.dynamo_settings import DynamoSettings
 from dynalint.model.finding import ChainLink, Confidence, Region
 
@@ -402,7 +402,9 @@ class Program:
     def registry_items(self, module: ModuleSummary, written: str) -> list[tuple[ModuleSummary, str]]:
         """The sources of a module-level registry's values: its dict literal, and what decorators put in it."""
         qualified = self.canonical(module.imports.resolve(written) or module.qualify(written))
-        owner, _, name = (qualified or "").rpartition(".")
+        if qualified is None:
+            return []
+        owner, _, name = qualified.rpartition(".")
         defining = self.modules.get(owner)
         if defining is None or name not in defining.registries:
             return []
@@ -419,11 +421,12 @@ class Program:
                     for cut in range(qualified.count(".") + 1):
                         stores[qualified.rsplit(".", cut)[0] if cut else qualified].add(registry)
             self._registrations = defaultdict(list)
-            definitions = [*self.functions.values(), *self.classes.values()]
-            for module, definition in definitions:
-                for decorator in definition.decorators:
+            definitions: list[tuple[ModuleSummary, FunctionSummary | ClassSummary]] = [
+                *self.functions.values(), *self.classes.values()]
+            for module, decorated in definitions:
+                for decorator in decorated.decorators:
                     for registry in stores.get(self.resolve_name(module, decorator) or "", ()):
-                        self._registrations[registry].append((module, dispatch.REF + definition.qualname))
+                        self._registrations[registry].append((module, dispatch.REF + decorated.qualname))
         return self._registrations
 
     def _arguments_of(self, method: str) -> list[tuple[ModuleSummary, int, str | None, list[str]]]:
@@ -510,9 +513,9 @@ class Program:
             return [qualified]
         if qualified in self.classes:
             return self.instance_call(qualified)
-        owner, _, name = (qualified or "").rpartition(".")
-        owner = self.canonical(owner)
-        found = self.method(owner, name) if owner in self.classes else None
+        written_owner, _, name = (qualified or "").rpartition(".")
+        owner = self.canonical(written_owner)
+        found = self.method(owner, name) if owner is not None and owner in self.classes else None
         return [found] if found else []
 
     def site_targets(self, summary: ModuleSummary, site: CompileSite) -> list[str]:

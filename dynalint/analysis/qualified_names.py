@@ -47,10 +47,10 @@ class ImportTable:
         return f"{base}.{rest}" if rest else base
 
 
-_LIBCST_NAME_TYPES: tuple[type, type] | None = None  # (cst.Name, cst.Attribute), once the lint stage asks
+_LIBCST_NAME_TYPES: tuple[type[cst.Name], type[cst.Attribute]] | None = None  # once the lint stage asks
 
 
-def _libcst_name_types() -> tuple[type, type]:
+def _libcst_name_types() -> tuple[type[cst.Name], type[cst.Attribute]]:
     global _LIBCST_NAME_TYPES
     import libcst as cst  # loaded already: a LibCST node came from it
 
@@ -62,31 +62,30 @@ def dotted_name(node: cst.BaseExpression | ast.expr) -> str | None:
     """``a.b.c`` for a chain of ``Name`` / ``Attribute`` nodes of either tree (LibCST or ``ast``), else ``None``."""
     # Exact type tests: both stages ask this of most expressions, and LibCST's node classes are ABCs,
     # whose ``isinstance`` goes through a Python-level hook (neither tree subclasses these node types).
-    kind = type(node)
-    if kind is ast.Name:
-        return node.id  # type: ignore[union-attr]
+    if type(node) is ast.Name:
+        return node.id
     parts: list[str] = []
-    if kind is ast.Attribute:  # the summary stage: no LibCST needed, nor imported
+    if type(node) is ast.Attribute:  # the summary stage: no LibCST needed, nor imported
         while type(node) is ast.Attribute:
-            parts.append(node.attr)  # type: ignore[union-attr]
-            node = node.value  # type: ignore[union-attr]
+            parts.append(node.attr)
+            node = node.value
         if type(node) is not ast.Name:
             return None
-        parts.append(node.id)  # type: ignore[union-attr]
+        parts.append(node.id)
         return ".".join(reversed(parts))
     if isinstance(node, ast.AST) or node is None:
         return None
     name_type, attribute_type = _LIBCST_NAME_TYPES or _libcst_name_types()
-    if kind is name_type:
-        return node.value  # type: ignore[union-attr]
-    if kind is not attribute_type:
+    if type(node) is name_type:
+        return node.value
+    if type(node) is not attribute_type:
         return None
     while type(node) is attribute_type:
-        parts.append(node.attr.value)  # type: ignore[union-attr]
-        node = node.value  # type: ignore[union-attr]
+        parts.append(node.attr.value)
+        node = node.value
     if type(node) is not name_type:
         return None
-    parts.append(node.value)  # type: ignore[union-attr]
+    parts.append(node.value)
     return ".".join(reversed(parts))
 
 

@@ -2,7 +2,7 @@
 
 The engine walks one file's LibCST tree and calls ``LintContext.enter`` / ``leave`` around every node;
 rules read ``context.region`` (``None`` outside compiled code), ``context.values`` (the value analysis
-of the current function) and the name helpers. Which functions are compiled is decided for the whole
+of the current function, kept in step with the walk by ``values/flow.py``) and the name helpers. Which functions are compiled is decided for the whole
 tree by ``program.py``; this module only maps LibCST nodes onto those functions and adds the one
 intra-function rule: code under ``if not torch.compiler.is_compiling():`` (or the ``else`` of
 ``if torch.compiler.is_compiling():``) is never traced, so it is not a region.
@@ -11,17 +11,17 @@ intra-function rule: code under ``if not torch.compiler.is_compiling():`` (or th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import libcst as cst
 
 from dynalint.analysis.compile_guards import CST, Untraced, guard, statements_after_early_exit
-from dynalint.analysis.kinds import ValueType
 from dynalint.analysis.program import Callee, Program
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.summary import ModuleSummary
-from dynalint.analysis.torch_facts import IS_COMPILING, PYTHON_TYPES, TENSOR_TYPES
-from dynalint.analysis.values import Kind, ValueScope
+from dynalint.analysis.torch_facts import IS_COMPILING
+from dynalint.analysis.values.flow import ValueFlow
+from dynalint.analysis.values.lattice import Kind, ValueType
+from dynalint.analysis.values.scope import ValueScope
 from dynalint.model.dynamo_settings import CompileSettings, DynamoSettings
 from dynalint.model.finding import Region
 
@@ -45,14 +45,7 @@ class LintContext:
         self._stack: list[_Frame] = [_Frame("module", "", None, None, ValueScope(summary.imports))]
         self._uncompiled_blocks: set[int] = set()
         self._compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
-        # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
-        self._narrowed: dict[int, tuple[str, Kind]] = {}
-        self._saved: dict[int, Kind | None] = {}
-        # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
-        self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
-        self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
-        # Comprehensions being walked: id -> what their target names held outside them.
-        self._comprehension_saved: dict[int, list[tuple[str, Kind | None, ValueType | None]]] = {}
+        self._flow = ValueFlow()  # narrowing, branch joins, loop and comprehension bindings
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -124,105 +117,34 @@ class LintContext:
         # Called for every node: exact type tests (LibCST's node classes are ABCs, whose ``isinstance``
         # runs a Python-level hook, and none of these is subclassed), and the id lookups only when
         # their tables hold anything.
-        node_type = type(node)
         top = self._stack[-1]
-        if node_type is cst.ClassDef:
+        if type(node) is cst.ClassDef:
             qualname = _join(top.qualname, node.name.value)
             self._stack.append(_Frame("class", qualname, top.function, None, top.values))
-        elif node_type is cst.FunctionDef:
+        elif type(node) is cst.FunctionDef:
             self._enter_function(node, top)
         elif self._uncompiled_blocks and id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
-        if node_type is cst.BooleanOperation and self.never_evaluated(node):
+        if type(node) is cst.BooleanOperation and self.never_evaluated(node):
             self._uncompiled_blocks.add(id(node.right))
-        if self._narrowed and id(node) in self._narrowed:
-            name, kind = self._narrowed[id(node)]
-            self._saved[id(node)] = self.values.env.get(name)
-            self.values.env[name] = kind
-        if node_type is cst.If:
+        if type(node) is cst.If:
             self._mark_uncompiled_branch(node)
-            self._narrow(node)
-            self._branches[id(node)] = (dict(self.values.env), None)
-            self._body_of[id(node.body)] = id(node)
-        elif node_type is cst.IndentedBlock or node_type is cst.Module:
+        elif type(node) is cst.IndentedBlock or type(node) is cst.Module:
             after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
-        elif node_type is cst.For:
-            self.values.bind_loop_target(node.target, node.iter)
-        elif node_type in _COMPREHENSIONS:
-            self._enter_comprehension(node)
+        self._flow.enter(node, self.values)
 
     def leave(self, node: cst.CSTNode) -> None:
-        node_type = type(node)
-        if node_type in _COMPREHENSIONS:
-            self._leave_comprehension(node)
-        if self._narrowed and id(node) in self._narrowed:
-            name, _ = self._narrowed.pop(id(node))
-            _put_back(self.values.env, name, self._saved.pop(id(node)))
-        if self._body_of and id(node) in self._body_of:
-            self._end_of_body(self._body_of.pop(id(node)))
-        elif node_type is cst.If and id(node) in self._branches:
-            self._join_branches(self._branches.pop(id(node)))
-            self._narrow_after_exit(node)
-        if (node_type is cst.ClassDef or node_type is cst.FunctionDef
+        self._flow.leave(node, self.values)
+        if (type(node) is cst.ClassDef or type(node) is cst.FunctionDef
                 or (self._uncompiled_blocks and id(node) in self._uncompiled_blocks)):
             self._stack.pop()
-        elif node_type is cst.Assign:
+            return
+        ValueFlow.bind(node, self.values)
+        if type(node) is cst.Assign:
             for target in node.targets:
-                self.values.bind(target.target, node.value)
                 if type(target.target) is cst.Name and self.is_compiling_check(node.value):
                     self._compiling_names.add(target.target.value)
-        elif node_type is cst.AnnAssign:
-            if node.value is not None:
-                self.values.bind(node.target, node.value)
-        elif node_type is cst.AugAssign:
-            if type(node.target) is cst.Name:
-                combined = max(self.values.kind(node.target), self.values.kind(node.value))
-                self.values.bind(node.target, None, combined)
-        elif node_type is cst.NamedExpr:
-            self.values.bind(node.target, node.value)
-        elif node_type is cst.WithItem and node.asname is not None:
-            self.values.bind(node.asname.name, None, Kind.UNKNOWN)
-        elif node_type is cst.Call:
-            self.values.record_append(node)
-
-    def _enter_comprehension(self, node: cst.BaseComp) -> None:
-        """Bind every ``for`` target of the comprehension before its element is walked (LibCST holds the
-        element first), each from what its ``for`` iterates; the names are the comprehension's own, so
-        what they held outside is kept to be put back when it ends."""
-        values = self.values
-        saved: list[tuple[str, Kind | None, ValueType | None]] = []
-        clause: cst.CompFor | None = node.for_in
-        while clause is not None:
-            for name in _target_names(clause.target):
-                saved.append((name, values.env.get(name), values.structures.get(name)))
-            values.bind_loop_target(clause.target, clause.iter)
-            clause = clause.inner_for_in
-        self._comprehension_saved[id(node)] = saved
-
-    def _leave_comprehension(self, node: cst.BaseComp) -> None:
-        values = self.values
-        for name, kind, structure in reversed(self._comprehension_saved.pop(id(node), [])):
-            _put_back(values.env, name, kind)
-            _put_back(values.structures, name, structure)
-
-    def _end_of_body(self, statement: int) -> None:
-        """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
-        before, _ = self._branches[statement]
-        self._branches[statement] = (before, dict(self.values.env))
-        self.values.env.clear()
-        self.values.env.update(before)
-
-    def _join_branches(self, branches: tuple[dict[str, Kind], dict[str, Kind] | None]) -> None:
-        """After an ``if``, a name holds what either branch bound: the larger kind (a tensor on one path is a tensor)."""
-        _, body = branches
-        if body is None:
-            return
-        other = self.values.env
-        joined = {name: max(body.get(name, other.get(name, Kind.UNKNOWN)), other.get(name, body.get(name, Kind.UNKNOWN)))
-                  for name in {*body, *other}}
-        other.clear()
-        other.update(joined)
 
     def _enter_function(self, node: cst.FunctionDef, top: _Frame) -> None:
         qualname = _join(top.qualname, node.name.value)
@@ -256,38 +178,6 @@ class LintContext:
         held = self.program.attribute_types(class_qualified)
         return {a for a, t in held.items() if t.is_tensor}, {a for a, t in held.items() if t.is_torch_layer}
 
-    def _isinstance_test(self, test: cst.BaseExpression) -> tuple[cst.Name, set[str | None]] | None:
-        """``isinstance(name, T)`` / ``isinstance(name, (T, U))``: the name and the qualified types."""
-        if not (isinstance(test, cst.Call) and self.resolve(test.func) == "builtins.isinstance" and len(test.args) == 2):
-            return None
-        subject, types = test.args[0].value, test.args[1].value
-        if not isinstance(subject, cst.Name):
-            return None
-        named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        return subject, {self.resolve(t) for t in named}
-
-    def _narrow_after_exit(self, node: cst.If) -> None:
-        """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor."""
-        tested = self._isinstance_test(node.test) if node.orelse is None and CST.body_exits(node) else None
-        if tested is None:
-            return
-        subject, resolved = tested
-        if resolved <= TENSOR_TYPES and self.values.env.get(subject.value, Kind.UNKNOWN).is_tensor_like:
-            self.values.bind(subject, None, Kind.UNKNOWN)
-
-    def _narrow(self, node: cst.If) -> None:
-        tested = self._isinstance_test(node.test)
-        if tested is None:
-            return
-        subject, resolved = tested
-        if resolved <= TENSOR_TYPES:
-            # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
-            # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.
-            if self.values.env.get(subject.value) is not Kind.META:
-                self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
-        elif resolved <= PYTHON_TYPES:
-            self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
-
     def _mark_uncompiled_branch(self, node: cst.If) -> None:
         untraced = guard(node.test, self.is_compiling_check, CST)
         if untraced is Untraced.BODY:
@@ -296,26 +186,6 @@ class LintContext:
             # ``else:`` holds a block; ``elif`` is a nested ``If`` that is untraced as a whole.
             orelse = node.orelse
             self._uncompiled_blocks.add(id(orelse.body if isinstance(orelse, cst.Else) else orelse))
-
-
-_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
-
-
-def _put_back(table: dict[str, Any], name: str, previous: Any) -> None:
-    """Restore what ``name`` held in ``table`` before a block or comprehension (``None``: it held nothing)."""
-    if previous is None:
-        table.pop(name, None)
-    else:
-        table[name] = previous
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    """The names a ``for`` target binds: ``i``, ``(offset, n)``, ``[a, *rest]``."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    return []  # ``self.x`` or ``d[k]``: nothing the value analysis binds
 
 
 def _join(prefix: str, name: str) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
@@ -117,10 +116,10 @@ def _concrete_subclasses(bases: tuple[type, ...]) -> frozenset[type]:
 # The summarizer visits every node of every file: exact-type set lookups instead of tuple ``isinstance``.
 _LEAF_TYPES = _concrete_subclasses(_LEAVES)
 _BLOCK_OWNER_TYPES = frozenset(_BLOCK_OWNERS)
-_VISITED_FIELDS: dict[type, tuple[str, ...]] = {}
+_VISITED_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
-def _visited_fields(node_type: type) -> tuple[str, ...]:
+def _visited_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
     visited = _VISITED_FIELDS.get(node_type)
     if visited is None:
         visited = _VISITED_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
@@ -147,7 +146,7 @@ class _Summarizer(ast.NodeVisitor):
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
         self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
-        self._dispatch: dict[type, Any] = {}
+        self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {}  # ``visit_<type>`` methods
         self._depth = 0  # of the node being visited
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
 
@@ -183,10 +182,10 @@ class _Summarizer(ast.NodeVisitor):
             elif type(value) not in _LEAF_TYPES and isinstance(value, ast.AST):
                 self.visit(value)
 
-    def visit_Import(self, node: ast.Import) -> None:
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
         _add_import(self.imports, node, self.summary.module, self.is_package)
 
-    visit_ImportFrom = visit_Import  # type: ignore[assignment]
+    visit_ImportFrom = visit_Import
 
     def _is_compiling(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name) and node.id in self.compiling_names:
@@ -277,7 +276,7 @@ class _Summarizer(ast.NodeVisitor):
         self.deepest = max(outer_deepest, self.deepest)
         self._pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def _decorator(self, decorator: ast.expr, function: FunctionSummary, node: ast.AST) -> None:
         call = decorator if isinstance(decorator, ast.Call) else None
@@ -421,12 +420,14 @@ class _Summarizer(ast.NodeVisitor):
     def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
         function = self._current_function()
         scope_class = function.class_name if function else None
-        site = lambda kind, ref: CompileSite(node.lineno, how, kind, ref, scope_class, settings)  # noqa: E731
+
+        def site(kind: str, ref: str) -> CompileSite:
+            return CompileSite(node.lineno, how, kind, ref, scope_class, settings)
+
         if isinstance(target, ast.Lambda):
             # A compiled lambda: everything it calls is compiled (the lambda's own line is not linted).
             for inner in ast.walk(target.body):
-                callee = dotted_name(inner.func) if isinstance(inner, ast.Call) else None
-                if callee:
+                if isinstance(inner, ast.Call) and dotted_name(inner.func):
                     self._compile_call(node, inner.func, how, settings)
             return
         if isinstance(target, ast.Call) and self.imports.resolve(dotted_name(target.func)) in PARTIAL and target.args:
@@ -442,9 +443,9 @@ class _Summarizer(ast.NodeVisitor):
             return
         if dotted.startswith("self.") and scope_class:
             member = dotted[5:]
-            cls = self.summary.classes.get(scope_class)
-            if cls and member in cls.attr_types:
-                self.summary.compile_sites.append(site("class", cls.attr_types[member]))
+            class_summary = self.summary.classes.get(scope_class)
+            if class_summary and member in class_summary.attr_types:
+                self.summary.compile_sites.append(site("class", class_summary.attr_types[member]))
             else:
                 self.summary.compile_sites.append(site("function", self.summary.qualify(f"{scope_class}.{member}")))
             return
@@ -503,7 +504,7 @@ def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr]
 
 def _names_class(dotted: str | None) -> bool:
     """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8)."""
-    return bool(dotted) and dotted.split(".")[-1][:1].isupper()
+    return bool(dotted and dotted.split(".")[-1][:1].isupper())
 
 
 def _strip_module_methods(call: ast.Call) -> ast.Call:

@@ -44,10 +44,12 @@ class _PickledAsTuple:
     function and class summaries, and each travels from a worker process and into the cache."""
 
     def __getstate__(self) -> tuple[object, ...]:
-        return tuple([getattr(self, name) for name in _field_names(type(self))])
+        names = _field_names(type(self))  # type: ignore[arg-type]  # mypy#11470: takes a class for unhashable
+        return tuple([getattr(self, name) for name in names])
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        self.__dict__.update(zip(_field_names(type(self)), state))
+        names = _field_names(type(self))  # type: ignore[arg-type]  # mypy#11470: takes a class for unhashable
+        self.__dict__.update(zip(names, state))
 
 
 @cache

@@ -14,9 +14,9 @@ import ast
 from collections.abc import Callable
 from typing import NamedTuple
 
-from dynalint.analysis.kinds import UNKNOWN_TYPE, Kind, ValueType
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.torch_facts import SCALAR_TYPES, TENSOR_TYPES
+from dynalint.analysis.values.lattice import UNKNOWN_TYPE, Kind, ValueType
 
 _NONE = "builtins.None"
 _ELLIPSIS = "builtins.Ellipsis"

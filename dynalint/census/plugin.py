@@ -2,8 +2,8 @@
 
 Registered through the ``pytest11`` entry point, so pytest loads this module in every project where
 dynalint is installed: it imports neither torch nor the linter until one of its options is given.
-With ``--dynalint-census FILE`` or ``--dynalint-baseline FILE``, a ``verify.session.Recorder`` watches
-every ``torch.compile`` the tests trigger (in this process, no extra compile), ``verify.testrun``
+With ``--dynalint-census FILE`` or ``--dynalint-baseline FILE``, a ``census.session.Recorder`` watches
+every ``torch.compile`` the tests trigger (in this process, no extra compile), ``census.testrun``
 turns what it saw into the census ``dynalint --verify --census-out`` writes, with each break site
 matched to the static finding on its line, and ``verify.census.compare`` gates it against the
 baseline: a new break site or recompile fails the run (exit 1, after the tests' own outcome).
@@ -96,7 +96,8 @@ class CensusPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from dynalint.verify import census, testrun
+        from dynalint.census import testrun
+        from dynalint.verify import census
 
         if self.recorder is None:
             return

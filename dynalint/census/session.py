@@ -68,11 +68,12 @@ class Recorder:
             self._seen = 0
         for m in metrics[self._seen:]:
             field = lambda name: getattr(m, name, None)  # noqa: E731  (the fields vary across torch releases)
-            if field("co_filename") is None or field("is_forward") is False or field("is_runtime"):
+            filename = field("co_filename")
+            if filename is None or field("is_forward") is False or field("is_runtime"):
                 continue  # an AOT backward or runtime record, not a frame Dynamo compiled
             compile_id = field("compile_id")
             self.compiles.append(FrameCompile(
-                compile_id=str(compile_id) if compile_id else None, filename=field("co_filename"),
+                compile_id=str(compile_id) if compile_id else None, filename=filename,
                 line=field("co_firstlineno") or 0, name=field("co_name") or "",
                 recompile_reason=field("recompile_reason"), graph=bool(field("graph_op_count")),
                 seconds=field("entire_frame_compile_time_s") or 0.0, test=self.test,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.torch_facts import AUTOGRAD_CALLS, BACKWARD_METHODS
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, is_nn_module
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 

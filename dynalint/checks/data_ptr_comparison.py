@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 

@@ -59,8 +59,10 @@ class DisabledCall(Rule):
             if target.function.startswith("torch."):
                 return  # linting torch itself: Dynamo special-cases its disabled helpers (``checkpoint``)
             if target.disabled:
-                alias = isinstance(func, cst.Name) and func.value in self.context.summary.disabled_aliases
-                callee = func.value if alias else self.context.program.display_name(target.function)
+                if isinstance(func, cst.Name) and func.value in self.context.summary.disabled_aliases:
+                    callee = func.value
+                else:
+                    callee = self.context.program.display_name(target.function)
                 self.report(node, callee=callee)
             return
         if self._is_imported_alias(func):

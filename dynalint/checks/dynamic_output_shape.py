@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 

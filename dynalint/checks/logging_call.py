@@ -71,4 +71,4 @@ class LoggingCall(Rule):
 
 
 def _is_factory(callee: str | None) -> bool:
-    return bool(callee) and callee.rsplit(".", 1)[-1] in LOGGER_FACTORIES
+    return callee is not None and callee.rsplit(".", 1)[-1] in LOGGER_FACTORIES

@@ -104,7 +104,7 @@ class RankDivergentBreak(Rule):
 
     # -- the post-pass -------------------------------------------------------------------------
     def after(self, reports: list[Report]) -> None:
-        breaking = {}  # call -> the first report that says it breaks, in catalogue order
+        breaking: dict[cst.Call, Report] = {}  # call -> the first report that says it breaks, in catalogue order
         for report in reports:
             if report.rule.gb_ids and isinstance(report.node, cst.Call):
                 breaking.setdefault(report.node, report)

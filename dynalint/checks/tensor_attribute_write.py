@@ -11,6 +11,8 @@ non-default dtype (``.half()``, ``.to(torch.float16)``, ``likely``: the source r
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from dynalint.analysis.instances import is_nn_module
@@ -20,9 +22,12 @@ from dynalint.analysis.torch_facts import (
     NON_DEFAULT_DTYPES,
     REQUIRES_GRAD_ATTRIBUTE,
 )
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 NOT_TENSORS = (Kind.CONST, Kind.META, Kind.DATA)
 # Expressions that make a new tensor object (an alias such as ``z = x`` does not).
@@ -36,7 +41,7 @@ class TensorAttributeWrite(Rule):
     help = "Use `detach()` instead of `requires_grad = False`, and in-place ops under `torch.no_grad()` (`copy_`) instead of `.data =`"
     gb_ids = ("GB0206", "GB0056", "GB0220")
 
-    def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         # Per function being walked: names bound to a tensor made in that function, and their kind.
         self._made: list[dict[str, Kind]] = []

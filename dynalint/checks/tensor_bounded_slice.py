@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:

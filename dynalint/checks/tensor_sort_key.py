@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from dynalint.analysis.values import Kind
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 
 _ELEMENT = "__dynalint_sort_element__"

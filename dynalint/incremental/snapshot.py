@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Optional
 
 from dynalint.incremental import cache
 from dynalint.model.finding import Finding
@@ -29,7 +30,7 @@ from dynalint.project.config import Config
 from dynalint.project.files import SourceFile
 
 PACK = "snapshot"
-Stat = tuple[int, int, int] | None
+Stat = Optional[tuple[int, int, int]]  # a runtime alias: ``tuple[...] | None`` needs Python 3.10
 
 
 @dataclass(frozen=True)
@@ -84,13 +85,13 @@ def answer(store: cache.Cache, key: str, members: dict[str, Member],
             if content is None or not isinstance(text, str) or cache.content_hash(text) != content:
                 return None
             kind, value = answers.get(path, ("", None))
-            if kind == "digest":
-                cached = store.findings_for(path, value)  # type: ignore[arg-type]
+            if kind == "digest" and isinstance(value, str):
+                cached = store.findings_for(path, value)
                 if cached is None:
                     return None
                 findings += cached
-            elif kind == "finding":
-                findings.append(value)  # type: ignore[arg-type]
+            elif kind == "finding" and isinstance(value, Finding):
+                findings.append(value)
             elif kind != "clean":
                 return None
         elif was.stat != member.stat:
@@ -102,15 +103,13 @@ def record(store: cache.Cache, key: str, members: dict[str, Member], ledger: Led
     """Keep what this run was made of; answers of an earlier run over the same files are kept too."""
     if not ledger.complete or not recordable(members):
         return
-    snapshot = {
-        "run": key,
-        "members": {path: (member, ledger.contents.get(path)) for path, member in members.items()},
-        "answers": {},
-    }
+    recorded = {path: (member, ledger.contents.get(path)) for path, member in members.items()}
+    answers: dict[str, tuple[str, object]] = {}
     previous = store.pack(PACK)
-    if previous.get("run") == key and previous.get("members") == snapshot["members"]:
-        snapshot["answers"] = dict(previous.get("answers", {}))
-    snapshot["answers"].update(ledger.answers)
+    if previous.get("run") == key and previous.get("members") == recorded:
+        answers = dict(previous.get("answers", {}))
+    answers.update(ledger.answers)
+    snapshot = {"run": key, "members": recorded, "answers": answers}
     if snapshot != previous:
         store.replace_pack(PACK, snapshot)
 

@@ -238,9 +238,9 @@ def _cut(lines: list[str], function: FunctionSummary) -> tuple[str, bool, dict[i
 def _parse_segment(lines: list[str], function: FunctionSummary) -> _Segment:
     text, indented, shifts = _cut(lines, function)
     module = cst.parse_module(text)
-    statement = module.body[0]
-    if indented:
-        statement = statement.body.body[0]  # type: ignore[union-attr]
+    statement: cst.CSTNode = module.body[0]
+    if indented and isinstance(statement, cst.ClassDef):  # the ``class _:`` put around a method
+        statement = statement.body.body[0]
     if not isinstance(statement, cst.FunctionDef):
         raise SegmentError(f"lines {function.start_line}-{function.end_line} hold a {type(statement).__name__}")
     return _Segment(function, statement, module, function.start_line - 1 - int(indented), shifts)

@@ -9,6 +9,7 @@ tensor slice bounds and ``nonzero`` no longer break there; every remaining break
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 # ``[tool.dynalint.dynamo]`` keys (kebab-case) -> ``torch._dynamo.config`` attribute names.
@@ -40,17 +41,35 @@ class DynamoSettings:
     ignore_logging_functions: frozenset[str] = frozenset()
     fullgraph: bool = False
 
-    def updated(self, values: dict[str, object]) -> DynamoSettings:
-        """A copy with ``torch._dynamo.config`` attribute values applied (unknown names ignored)."""
-        known = {k: v for k, v in values.items() if k in BOOL_SETTINGS | SET_SETTINGS}
-        for key in SET_SETTINGS & set(known):
-            known[key] = frozenset(_qualify(name) for name in known[key])  # type: ignore[union-attr]
-        return replace(self, **known) if known else self
+    def updated(self, values: Mapping[str, object]) -> DynamoSettings:
+        """A copy with ``torch._dynamo.config`` attribute values applied (unknown names ignored).
+
+        A flag is set by the truth of its value; a set of functions by a list of names, and a value
+        the tree gives it that is no list of names (a call, a constant) leaves it as it was.
+        """
+        if not any(key in values for key in BOOL_SETTINGS | SET_SETTINGS):
+            return self
+        return replace(
+            self,
+            capture_scalar_outputs=bool(values.get("capture_scalar_outputs", self.capture_scalar_outputs)),
+            capture_dynamic_output_shape_ops=bool(
+                values.get("capture_dynamic_output_shape_ops", self.capture_dynamic_output_shape_ops)),
+            reorderable_logging_functions=_names(values.get("reorderable_logging_functions"),
+                                                 self.reorderable_logging_functions),
+            ignore_logging_functions=_names(values.get("ignore_logging_functions"), self.ignore_logging_functions),
+        )
 
     def at_site(self, site: CompileSettings | None) -> DynamoSettings:
         if site is None or not site.fullgraph:
             return self
         return replace(self, fullgraph=True, capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True)
+
+
+def _names(value: object, current: frozenset[str]) -> frozenset[str]:
+    """The qualified names ``value`` lists (a list or tuple of strings), else ``current``."""
+    if isinstance(value, (list, tuple)) and all(isinstance(name, str) for name in value):
+        return frozenset(_qualify(name) for name in value)
+    return current
 
 
 def _qualify(name: str) -> str:

@@ -130,7 +130,7 @@ def _annotate_notebook(path: Path, findings: list[Finding], left: list[str]) -> 
         cell = cells[number - 1] if number is not None and 0 < number <= len(cells) else None
         source = cell.get("source") if isinstance(cell, dict) else None
         text = source if isinstance(source, str) else "".join(source) if isinstance(source, list) else None
-        if text is None or (isinstance(source, list) and source != python_lines(text)):
+        if not isinstance(cell, dict) or text is None or (isinstance(source, list) and source != python_lines(text)):
             unannotated("the cell's source is not one string per line", in_cell_findings)
             continue
         try:

@@ -11,6 +11,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal, TypedDict
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,7 +23,10 @@ from dynalint.model.dynamo_settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSet
 from dynalint.model.finding import Confidence
 
 LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-LIMIT_KEYS = {"max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds")}
+_LimitField = Literal["max_file_kb", "max_file_seconds"]
+LIMIT_KEYS: dict[str, tuple[_LimitField, str]] = {
+    "max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds"),
+}
 KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
      "respect-gitignore", "census-paths", "compiled"}
@@ -38,6 +42,29 @@ _ENTRY_POINT = re.compile(rf"{_DOTTED}(?::{_DOTTED})?")
 
 class ConfigError(Exception):
     """A configuration problem the user must fix; the CLI prints it and exits 2."""
+
+
+class Overrides(TypedDict, total=False):
+    """The command line's values for ``Config`` fields (``None``: not given), as ``with_overrides`` takes them."""
+
+    select: tuple[str, ...] | None
+    extend_select: tuple[str, ...] | None
+    ignore: tuple[str, ...] | None
+    min_confidence: Confidence | None
+
+
+class _Limits(TypedDict, total=False):
+    max_file_kb: float
+    max_file_seconds: float
+
+
+class _MinConfidence(TypedDict, total=False):
+    min_confidence: Confidence
+
+
+class _VerifySettings(TypedDict, total=False):
+    verify_factories: tuple[Factory, ...]
+    verify_timeout: float
 
 
 @dataclass(frozen=True)
@@ -79,14 +106,22 @@ class Config:
     def cache_folder(self) -> Path:
         return self.cache_dir if self.cache_dir is not None else self.root / ".dynalint_cache"
 
-    def with_overrides(self, **overrides: object) -> Config:
+    def with_overrides(
+        self, *, select: tuple[str, ...] | None = None, extend_select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] | None = None, min_confidence: Confidence | None = None,
+    ) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
-        given = {k: v for k, v in overrides.items() if v is not None}
-        for key in ("select", "extend_select", "ignore"):
-            if key in given:
-                option = "--" + key.replace("_", "-")
-                given[key] = _check_selectors(option, given[key], "the command line")  # type: ignore[arg-type]
-        return replace(self, **given)
+        where = "the command line"
+        select = None if select is None else _check_selectors("--select", select, where)
+        extend_select = None if extend_select is None else _check_selectors("--extend-select", extend_select, where)
+        ignore = None if ignore is None else _check_selectors("--ignore", ignore, where)
+        return replace(
+            self,
+            select=self.select if select is None else select,
+            extend_select=self.extend_select if extend_select is None else extend_select,
+            ignore=self.ignore if ignore is None else ignore,
+            min_confidence=self.min_confidence if min_confidence is None else min_confidence,
+        )
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -141,13 +176,13 @@ def parse(table: object, path: Path) -> Config:
         raise ConfigError(
             f"{where}: unknown key `{unknown[0]}` in [tool.dynalint] (known keys: {', '.join(sorted(KNOWN_KEYS))})"
         )
-    values: dict[str, object] = {}
+    values: dict[str, tuple[str, ...]] = {}
     for key in LIST_KEYS:
         if key in table:
             values[key] = _string_list(table[key], key, where)
     for key in SELECTOR_KEYS:
         if key in values:
-            values[key] = _check_selectors(f"`{key}`", values[key], where)  # type: ignore[arg-type]
+            values[key] = _check_selectors(f"`{key}`", values[key], where)
     per_file: list[tuple[str, tuple[str, ...]]] = []
     raw = table.get("per-file-ignores", {})
     if not isinstance(raw, dict):
@@ -174,12 +209,12 @@ def parse(table: object, path: Path) -> Config:
         dynamo=_dynamo_settings(table.get("dynamo", {}), where),
         **_verify_settings(table.get("verify", {}), where),
         source=path,
-        select=values.get("select"),  # type: ignore[arg-type]
-        extend_select=values.get("extend-select", ()),  # type: ignore[arg-type]
-        ignore=values.get("ignore", ()),  # type: ignore[arg-type]
+        select=values.get("select"),
+        extend_select=values.get("extend-select", ()),
+        ignore=values.get("ignore", ()),
         per_file_ignores=tuple(per_file),
-        exclude=values.get("exclude", ()),  # type: ignore[arg-type]
-        extend_exclude=values.get("extend-exclude", ()),  # type: ignore[arg-type]
+        exclude=values.get("exclude", ()),
+        extend_exclude=values.get("extend-exclude", ()),
         census_paths=_string_list(table["census-paths"], "census-paths", where) if "census-paths" in table else (),
         compiled=_entry_points(table, where),
     )
@@ -198,7 +233,7 @@ def _entry_points(table: dict[str, object], where: str) -> tuple[str, ...]:
     return entries
 
 
-def _min_confidence(table: dict[str, object], where: str) -> dict[str, Confidence]:
+def _min_confidence(table: dict[str, object], where: str) -> _MinConfidence:
     if "min-confidence" not in table:
         return {}
     value = table["min-confidence"]
@@ -208,8 +243,8 @@ def _min_confidence(table: dict[str, object], where: str) -> dict[str, Confidenc
     return {"min_confidence": Confidence(value)}
 
 
-def _limits(table: dict[str, object], where: str) -> dict[str, float]:
-    limits = {}
+def _limits(table: dict[str, object], where: str) -> _Limits:
+    limits: _Limits = {}
     for key, (attribute, unit) in LIMIT_KEYS.items():
         if key in table:
             limits[attribute] = positive_number(table[key], key, where, unit)
@@ -224,13 +259,13 @@ def positive_number(value: object, key: str, where: str, unit: str) -> float:
     return float(value)
 
 
-def _verify_settings(table: object, where: str) -> dict[str, object]:
+def _verify_settings(table: object, where: str) -> _VerifySettings:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [tool.dynalint.verify] must be a table")
     unknown = sorted(set(table) - VERIFY_KEYS)
     if unknown:
         raise ConfigError(f"{where}: unknown key `verify.{unknown[0]}` (known keys: {', '.join(sorted(VERIFY_KEYS))})")
-    settings: dict[str, object] = {}
+    settings: _VerifySettings = {}
     if "factories" in table:
         entries = table["factories"]
         if not isinstance(entries, list):

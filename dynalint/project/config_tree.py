@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dynalint.project import config as config_module
 from dynalint.project import files
-from dynalint.project.config import Config
+from dynalint.project.config import Config, Overrides
 
 
 @dataclass
@@ -27,7 +27,7 @@ class ConfigTree:
     """The config of each folder: the nearest ``[tool.dynalint]`` above it, else ``base``."""
 
     base: Config
-    overrides: dict[str, object] = field(default_factory=dict)  # the command line's, for every config
+    overrides: Overrides = field(default_factory=Overrides)  # the command line's, for every config
     fixed: bool = False  # ``--config FILE``: one config for every folder
     _by_folder: dict[Path, Config] = field(default_factory=dict)
     _by_source: dict[Path, Config] = field(default_factory=dict)

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dynalint.verify import plan
-from dynalint.verify.plan import Job
-from dynalint.verify.protocol import JobResult, ObservedBreak
+from dynalint.verify.protocol import Job, JobResult, ObservedBreak
 from dynalint.verify.verdicts import graph_breaks
 
 VERSION = 1

@@ -18,7 +18,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Iterator
+from typing import Any, Iterator, Protocol
 
 from dynalint.verify.protocol import ObservedBreak
 
@@ -52,6 +52,12 @@ def _registry() -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]
             elif gb_type:
                 exact.setdefault(gb_type, gid)
     return exact, tuple(patterns)
+
+
+class BreakSink(Protocol):
+    """Where breaks go as they are logged: a ``list``, or the census's recorder (``census/session.py``)."""
+
+    def append(self, brk: ObservedBreak, /) -> None: ...
 
 
 def _reason_lines(text: str) -> list[str]:
@@ -147,10 +153,10 @@ def user_files(observed: str, libraries: Sequence[str] = ()) -> Callable[[str], 
 
 
 class _BreakHandler(logging.Handler):
-    def __init__(self, filename: str, sink: Any, mine: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, filename: str, sink: BreakSink, mine: Callable[[str], bool] | None = None) -> None:
         super().__init__(level=logging.DEBUG)
         self.filename = filename
-        self.sink = sink  # anything with ``append(ObservedBreak)``
+        self.sink = sink
         self.mine = mine
         self.seen: set[tuple[str | None, str]] = set()  # (GB id, "file:line" of the header)
 
@@ -195,7 +201,7 @@ def record_breaks(filename: str, mine: Callable[[str], bool] | None = None) -> I
 
 
 @contextlib.contextmanager
-def watch_breaks(sink: Any, filename: str = "", mine: Callable[[str], bool] | None = None) -> Iterator[None]:
+def watch_breaks(sink: BreakSink, filename: str = "", mine: Callable[[str], bool] | None = None) -> Iterator[None]:
     """Append every graph break logged inside the block to ``sink``, without resetting Dynamo.
 
     ``record_breaks`` is this on a fresh Dynamo; the pytest plugin watches a whole test session this
@@ -211,12 +217,12 @@ def watch_breaks(sink: Any, filename: str = "", mine: Callable[[str], bool] | No
     # function ends in the same polyfill line), which would hide a second, distinct break site.
     checker = torch._dynamo.utils.graph_break_dup_warning_checker
     saved_add = checker.add
-    checker.add = lambda item: True  # type: ignore[method-assign]
+    checker.add = lambda key: True  # type: ignore[method-assign]  # every break logged in full; put back below
     try:
         with _artifact("graph_breaks", _BreakHandler(filename, sink, mine)):
             yield
     finally:
-        checker.add = saved_add  # type: ignore[method-assign]
+        checker.add = saved_add  # type: ignore[method-assign]  # the method patched above, put back
 
 
 @contextlib.contextmanager

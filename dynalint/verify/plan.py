@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dynalint.analysis.program import Program
@@ -23,27 +22,7 @@ from dynalint.model.finding import Finding, Region
 from dynalint.project.config import Factory
 from dynalint.project.files import INSTALLED, module_name
 from dynalint.project.notebook import is_notebook
-from dynalint.verify.protocol import JobResult
-
-
-@dataclass(frozen=True)
-class Job:
-    id: str  # census key: ``path::Qualname`` (path relative to ``observed``) or ``factory:module:function``
-    kind: str  # "function" | "factory"
-    path: str  # the file to import (absolute)
-    sys_path: str  # the folder that makes ``module`` importable
-    observed: str  # the config folder: breaks and traced lines are recorded for files under it
-    module: str  # dotted module name of ``path`` from ``sys_path``
-    target: str  # qualname inside the module, or ``module:function`` of a factory
-    fullgraph: bool = False
-    lines: tuple[int, int] = (0, -1)  # the target's first and last line in ``path``
-    entry: str = ""  # module-qualified entry function whose findings this job verifies
-    libraries: tuple[str, ...] = ()  # installed folders observed like ``observed`` (never torch's own)
-    mode: str = "eval"  # "eval": ``model.eval()`` under ``no_grad``; "train": ``model.train()``, grad enabled
-    built_by: tuple[str, ...] = ()  # factory jobs whose model held this job's class (set by the runner)
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+from dynalint.verify.protocol import Job, JobResult
 
 
 def factory_jobs(factories: Sequence[Factory], root: Path, libraries: Sequence[str] = ()) -> list[Job]:

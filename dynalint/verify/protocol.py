@@ -1,21 +1,100 @@
-"""Verify stage, the protocol: the typed values that cross from the worker to the runner to the judge.
+"""Verify stage, the protocol: the typed values that cross from the planner to the worker to the judge.
 
-A worker (``worker.py``) observes ``ObservedBreak``s and answers each job with a ``JobResult``, sent as
-one JSON line on its result pipe (``as_dict`` / ``from_dict``); the supervisor (``runner.py``) makes
-the results of jobs no worker answered (``JobResult.empty``); the judge (``verdicts.py``) and the
-census (``census.py``) read them and give every finding a ``Verdict`` (defined with ``Finding`` in
-``dynalint.model.finding``, re-exported here). No torch here, and nothing below this module in the stage.
+Everything that crosses the pipes between the supervisor (``runner.py``) and a worker (``worker.py``) is
+one of these dataclasses, written as one JSON object per line (``to_json``) and read back into the same
+dataclass on the other side (``from_json``): the worker's ``Ready`` when torch is imported, a ``Job``
+per job the planner (``plan.py``) made, and the worker's ``JobResult`` for it, holding the
+``ObservedBreak``s it saw. The supervisor makes the results of jobs no worker answered
+(``JobResult.empty``); the judge (``verdicts.py``) and the census (``census.py``) read them and give
+every finding a ``Verdict`` (defined with ``Finding`` in ``dynalint.model.finding``, re-exported
+here). No torch here, and nothing below this module in the stage.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from dynalint.model.finding import Verdict
 
-__all__ = ["JobResult", "ObservedBreak", "Verdict"]
+__all__ = ["Job", "JobResult", "ObservedBreak", "Ready", "Verdict"]
+
+
+def _json_object(line: str) -> dict[str, Any]:
+    """The JSON object ``line`` holds; ``ValueError`` when it holds anything else."""
+    value = json.loads(line)
+    if not isinstance(value, dict):
+        raise ValueError(f"not a JSON object: {line[:80]!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A worker's first line: torch is imported, jobs may come, and this is the device it runs them on."""
+
+    device: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ready": True, "device": self.device}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Ready:
+        if not data.get("ready"):
+            raise ValueError("not a worker's ready line")
+        return cls(str(data.get("device", "cpu")))
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict())
+
+    @classmethod
+    def from_json(cls, line: str) -> Ready:
+        return cls.from_dict(_json_object(line))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One target for a worker to import, compile and run (made by ``plan.py``)."""
+
+    id: str  # census key: ``path::Qualname`` (path relative to ``observed``) or ``factory:module:function``
+    kind: str  # "function" | "factory"
+    path: str  # the file to import (absolute)
+    sys_path: str  # the folder that makes ``module`` importable
+    observed: str  # the config folder: breaks and traced lines are recorded for files under it
+    module: str  # dotted module name of ``path`` from ``sys_path``
+    target: str  # qualname inside the module, or ``module:function`` of a factory
+    fullgraph: bool = False
+    lines: tuple[int, int] = (0, -1)  # the target's first and last line in ``path``
+    entry: str = ""  # module-qualified entry function whose findings this job verifies
+    libraries: tuple[str, ...] = ()  # installed folders observed like ``observed`` (never torch's own)
+    mode: str = "eval"  # "eval": ``model.eval()`` under ``no_grad``; "train": ``model.train()``, grad enabled
+    built_by: tuple[str, ...] = ()  # factory jobs whose model held this job's class (set by the runner)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Job:
+        """The job ``as_dict`` gave; an optional field missing or null takes its default."""
+        first, last = data.get("lines") or (0, -1)
+        return cls(
+            str(data["id"]), str(data["kind"]), str(data["path"]), str(data["sys_path"]), str(data["observed"]),
+            str(data["module"]), str(data["target"]),
+            fullgraph=bool(data.get("fullgraph")),
+            lines=(int(first), int(last)),
+            entry=str(data.get("entry") or ""),
+            libraries=tuple(str(folder) for folder in data.get("libraries") or ()),
+            mode=str(data.get("mode") or "eval"),
+            built_by=tuple(str(factory) for factory in data.get("built_by") or ()),
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict())
+
+    @classmethod
+    def from_json(cls, line: str) -> Job:
+        return cls.from_dict(_json_object(line))
 
 
 @dataclass(frozen=True)
@@ -109,3 +188,13 @@ class JobResult:
             inputs=data.get("inputs"),
             built=tuple(str(name) for name in data.get("built", ())),
         )
+
+    def to_json(self) -> str:
+        """One line of the result pipe."""
+        return json.dumps(self.as_dict())
+
+    @classmethod
+    def from_json(cls, line: str) -> JobResult:
+        """The result ``line`` holds; ``KeyError``, ``TypeError``, ``ValueError`` or ``IndexError`` when
+        it holds no result."""
+        return cls.from_dict(_json_object(line))

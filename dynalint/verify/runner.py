@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import select
 import signal
@@ -31,10 +30,9 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from dynalint.verify.plan import Job, builders, traced_within
-from dynalint.verify.protocol import JobResult
+from dynalint.verify.plan import builders, traced_within
+from dynalint.verify.protocol import Job, JobResult, Ready
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 WORKER_MODULE = "dynalint.verify.worker"  # run with ``python -m``; tests put a fake one in its place
@@ -83,24 +81,15 @@ def _interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _decode(line: str) -> dict[str, Any] | None:
-    """The JSON object ``line`` holds, or ``None`` when it holds anything else."""
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _result(line: str | None, job: Job) -> JobResult | None:
     """``job``'s result, when ``line`` holds it, or ``None``."""
-    answer = _decode(line) if line is not None else None
-    if answer is None or answer.get("id") != job.id:
+    if line is None:
         return None
     try:
-        return JobResult.from_dict(answer)
-    except (KeyError, TypeError, ValueError, IndexError):  # the right id, but not a result
+        result = JobResult.from_json(line)
+    except (KeyError, TypeError, ValueError, IndexError):  # not JSON, or not a result
         return None
+    return result if result.id == job.id else None
 
 
 class _Worker:
@@ -126,14 +115,19 @@ class _Worker:
                     )
                 finally:
                     os.close(writer)  # the worker's copy is then the only one: its end of file is the worker's
-            ready = self.read_line(STARTUP_SECONDS)
-            answer = _decode(ready) if ready is not None else None
-            if answer is None or not answer.get("ready"):
-                raise WorkerError(f"the verify worker did not start: {self.last_words()}")
-            self.device = str(answer.get("device", "cpu"))
+            self.device = self._ready(self.read_line(STARTUP_SECONDS)).device
         except BaseException:
             self.close()
             raise
+
+    def _ready(self, line: str | None) -> Ready:
+        """The worker's first line, or ``WorkerError`` with its last words when that is not ``Ready``."""
+        try:
+            if line is not None:
+                return Ready.from_json(line)
+        except (TypeError, ValueError):
+            pass
+        raise WorkerError(f"the verify worker did not start: {self.last_words()}")
 
     def read_line(self, timeout: float) -> str | None:
         """One line from the worker's result pipe, or ``None`` on timeout or when the worker is gone."""
@@ -162,7 +156,7 @@ class _Worker:
     def send(self, job: Job) -> None:
         assert self.process is not None and self.process.stdin is not None
         try:
-            self.process.stdin.write((json.dumps(job.as_dict()) + "\n").encode())
+            self.process.stdin.write((job.to_json() + "\n").encode())
             self.process.stdin.flush()
         except BrokenPipeError:  # it died between jobs: waiting for the answer finds out how
             pass

@@ -57,7 +57,7 @@ def destroy_process_group() -> None:
         dist.destroy_process_group()
 
 
-def _config_modules() -> list[Any]:
+def _config_modules() -> list[types.ModuleType]:
     import torch._dynamo.config
     import torch._functorch.config
     import torch._inductor.config
@@ -102,11 +102,11 @@ def default_backend(backend: Any, hook: CompileHook | None = None) -> Iterator[N
         kwargs["backend"] = hook.backend(kwargs.get("backend", "inductor"))
         return hook.wrap(original(model, **kwargs), model)
 
-    torch.compile = compile_with_default  # type: ignore[assignment]
+    torch.compile = compile_with_default
     try:
         yield
     finally:
-        torch.compile = original  # type: ignore[assignment]
+        torch.compile = original
 
 
 def _package_root(path: Path) -> Path | None:

@@ -25,8 +25,8 @@ from dynalint.model import diagnostics
 from dynalint.model.finding import Finding, Position
 from dynalint.verify import plan
 from dynalint.verify.blame import enclosing_function
-from dynalint.verify.plan import Job, builders, traced_within
-from dynalint.verify.protocol import JobResult, ObservedBreak, Verdict
+from dynalint.verify.plan import builders, traced_within
+from dynalint.verify.protocol import Job, JobResult, ObservedBreak, Verdict
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
 # The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.

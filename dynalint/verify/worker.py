@@ -1,8 +1,10 @@
 """Verify stage, the process that runs user code: compile each job's target and watch Dynamo.
 
 ``python -m dynalint.verify.worker --backend eager --device auto --result-fd N`` reads one JSON job
-per line on stdin (``plan.Job``) and writes one JSON result per line (``protocol.JobResult``) on file
-descriptor ``N`` (stdout when run by hand without it); everything user code prints goes to stderr.
+per line on stdin (``protocol.Job``) and writes one JSON result per line (``protocol.JobResult``) on file
+descriptor ``N`` (stdout when run by hand without it), after a ``protocol.Ready`` line once torch is
+imported; both sides read and write the protocol's dataclasses (``from_json`` / ``to_json``), never
+bare dicts. Everything user code prints goes to stderr.
 torch is imported once per worker. For a job it imports the target's file (module-level code runs
 with ``torch.compile`` defaulting to the chosen backend, so scripts and rule-page examples verify
 themselves), then, unless that already traced the target, compiles the target and calls it twice
@@ -20,15 +22,15 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import signal
 import sys
 import time
 import traceback
+import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from dynalint.verify.observe import (
     CountingBackend,
@@ -38,7 +40,7 @@ from dynalint.verify.observe import (
     reset_dynamo,
     user_files,
 )
-from dynalint.verify.protocol import JobResult
+from dynalint.verify.protocol import Job, JobResult, Ready
 from dynalint.verify.usercode import (
     ERROR_MAX,
     USES_DIST,
@@ -65,20 +67,19 @@ def _device(requested: str) -> str:
     return requested
 
 
-def _advice(job: dict[str, Any], what: str) -> str:
+def _advice(job: Job, what: str) -> str:
     """What to do about a target no input could be made for: declare a factory, unless one built it."""
-    built_by = job.get("built_by") or ()
-    if built_by:
-        return f"{', '.join(f'`{b}`' for b in built_by)} built it, but never called `{job['target']}`"
+    if job.built_by:
+        return f"{', '.join(f'`{b}`' for b in job.built_by)} built it, but never called `{job.target}`"
     return f"declare an example-inputs factory {what}in [tool.dynalint.verify]"
 
 
-def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str, job: dict[str, Any]) -> Any:
+def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str, job: Job) -> Any:
     import torch
 
     hint = hints.get(parameter.name)
     origin = typing.get_origin(hint)
-    options = typing.get_args(hint) if origin in (typing.Union, getattr(__import__("types"), "UnionType", ())) else (hint,)
+    options = typing.get_args(hint) if origin in (typing.Union, getattr(types, "UnionType", ())) else (hint,)
     options = tuple(o for o in options if o is not type(None))
     if parameter.default is not inspect.Parameter.empty:
         return parameter.default
@@ -94,7 +95,7 @@ def _synthesize(parameter: inspect.Parameter, hints: dict[str, Any], device: str
     )
 
 
-def _arguments(function: Any, device: str, job: dict[str, Any], skip_first: bool = False) -> list[Any]:
+def _arguments(function: Any, device: str, job: Job, skip_first: bool = False) -> list[Any]:
     signature = inspect.signature(function)
     try:
         hints = typing.get_type_hints(function)
@@ -108,7 +109,7 @@ def _arguments(function: Any, device: str, job: dict[str, Any], skip_first: bool
     return [_synthesize(p, hints, device, job) for p in parameters]
 
 
-def _refuse_large_default(owner: type, job: dict[str, Any]) -> None:
+def _refuse_large_default(owner: type, job: Job) -> None:
     """Refuse to build, with its default arguments, a module too large to verify on the spot.
 
     Model classes often default to their full size (billions of parameters): built on the ``meta``
@@ -130,7 +131,7 @@ def _refuse_large_default(owner: type, job: dict[str, Any]) -> None:
         )
 
 
-def _resolve(module: Any, qualname: str) -> tuple[Any, Any]:
+def _resolve(module: types.ModuleType, qualname: str) -> tuple[Any, Any]:
     """``(owner class or None, attribute)`` for ``Class.method`` / ``function`` in ``module``."""
     owner = None
     value = module
@@ -144,75 +145,75 @@ def _resolve(module: Any, qualname: str) -> tuple[Any, Any]:
     return owner, value
 
 
-def _callable_and_inputs(job: dict[str, Any], module: Any, device: str) -> tuple[Any, list[Any], dict[str, Any]]:
+def _callable_and_inputs(job: Job, module: types.ModuleType, device: str) -> tuple[Any, list[Any], dict[str, Any]]:
     import torch
 
-    if job["kind"] == "factory":
-        factory_module, _, name = job["target"].partition(":")
+    if job.kind == "factory":
+        factory_module, _, name = job.target.partition(":")
         factory = getattr(__import__("importlib").import_module(factory_module), name)
         built = factory()
         if not (isinstance(built, tuple) and len(built) == 3):
-            raise Unverifiable(f"factory `{job['target']}` must return (callable, args, kwargs)")
+            raise Unverifiable(f"factory `{job.target}` must return (callable, args, kwargs)")
         target, args, kwargs = built
         if isinstance(target, torch.nn.Module):
-            target = target.to(device).train(job.get("mode") == "train")
+            target = target.to(device).train(job.mode == "train")
         move = lambda v: v.to(device) if isinstance(v, torch.Tensor) else v  # noqa: E731
         return target, [move(a) for a in args], {k: move(v) for k, v in kwargs.items()}
-    owner, attribute = _resolve(module, job["target"])
+    owner, attribute = _resolve(module, job.target)
     original = getattr(attribute, "_torchdynamo_orig_callable", attribute)
     if owner is None:
         return original, _arguments(original, device, job), {}
     if not (inspect.isclass(owner) and issubclass(owner, torch.nn.Module)):
-        raise Unverifiable(f"`{job['target']}` is a method of a class that is not an nn.Module")
+        raise Unverifiable(f"`{job.target}` is a method of a class that is not an nn.Module")
     _refuse_large_default(owner, job)
     try:
         instance = owner().to(device)
     except TypeError as error:
         raise Unverifiable(f"constructing `{owner.__name__}` needs arguments ({error}); {_advice(job, '')}") from None
-    instance.train(job.get("mode") == "train")
+    instance.train(job.mode == "train")
     arguments = _arguments(original, device, job, skip_first=True)
-    if job["target"].endswith(".forward"):
+    if job.target.endswith(".forward"):
         return instance, arguments, {}
-    return getattr(instance, job["target"].rsplit(".", 1)[1]), arguments, {}
+    return getattr(instance, job.target.rsplit(".", 1)[1]), arguments, {}
 
 
-def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, Any]) -> JobResult:
+def run_job(job: Job, backend: str, device: str, imported: dict[str, types.ModuleType]) -> JobResult:
     import torch
     import torch._dynamo.exc
     import torch._dynamo.utils
 
     counting = CountingBackend(backend)
-    mine = user_files(job["observed"], job.get("libraries") or ())
-    mode = job.get("mode") or "eval"
+    mine = user_files(job.observed, job.libraries)
+    mode = job.mode
     inputs: str | None = None
     built: tuple[str, ...] = ()
     error: str | None = None
     unverifiable: str | None = None
     error_site: tuple[str, int] | None = None
     started = time.perf_counter()
-    observing = record_breaks(job["observed"], mine), record_traced_lines(job["observed"], mine)
+    observing = record_breaks(job.observed, mine), record_traced_lines(job.observed, mine)
     with restored_configs(), observing[0] as breaks, observing[1] as traced:
         torch._dynamo.utils.guard_failures.clear()
         try:
             with default_backend(counting):
-                if job["sys_path"] not in sys.path:
-                    sys.path.insert(0, job["sys_path"])
-                source = Path(job["path"]).read_text(encoding="utf-8", errors="replace")
+                if job.sys_path not in sys.path:
+                    sys.path.insert(0, job.sys_path)
+                source = Path(job.path).read_text(encoding="utf-8", errors="replace")
                 if USES_DIST.search(source):
                     ensure_process_group()
-                if job["path"] not in imported:  # module-level code runs once per worker
-                    imported[job["path"]] = import_path(Path(job["path"]))
-                module = imported[job["path"]]
-                first, last = job.get("lines") or (0, -1)
-                target_lines_traced = any(f == job["path"] and first <= line <= last for f, line in traced)
+                if job.path not in imported:  # module-level code runs once per worker
+                    imported[job.path] = import_path(Path(job.path))
+                module = imported[job.path]
+                first, last = job.lines
+                target_lines_traced = any(f == job.path and first <= line <= last for f, line in traced)
                 if target_lines_traced:
                     inputs = "the calls its module makes when imported"
-                if job["kind"] == "factory" or not target_lines_traced:
+                if job.kind == "factory" or not target_lines_traced:
                     target, args, kwargs = _callable_and_inputs(job, module, device)
-                    whose = f"factory `{job['target']}`'s" if job["kind"] == "factory" else "synthesized"
+                    whose = f"factory `{job.target}`'s" if job.kind == "factory" else "synthesized"
                     inputs = f"{whose} inputs ({mode}, {GRAD[mode]})"
                     built = _classes(target)
-                    compiled = torch.compile(target, backend=counting, fullgraph=bool(job.get("fullgraph")))
+                    compiled = torch.compile(target, backend=counting, fullgraph=job.fullgraph)
                     with torch.enable_grad() if mode == "train" else torch.no_grad():
                         compiled(*args, **kwargs)
                         compiled(*args, **kwargs)
@@ -221,14 +222,14 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
         except torch._dynamo.exc.Unsupported as exc:
             # Under fullgraph=True Dynamo raises the first break instead of logging it: it is the
             # observation, not a failure (the lines after it were never traced: not reached).
-            breaks.append(parse_record(str(exc), job["observed"], mine))
+            breaks.append(parse_record(str(exc), job.observed, mine))
         except (Exception, SystemExit) as exc:  # user code failed: say how, keep what was observed
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
             error = f"{type(exc).__name__}: {str(exc).strip()}{where}"[:ERROR_MAX]
             error_site = (frame.filename, frame.lineno or 0) if frame else None
     return JobResult(
-        job["id"],
+        job.id,
         error=error,
         unverifiable=unverifiable,
         breaks=tuple(breaks),
@@ -239,7 +240,7 @@ def run_job(job: dict[str, Any], backend: str, device: str, imported: dict[str, 
         device=device,
         error_site=error_site,
         inputs=inputs,
-        built=built if job["kind"] == "factory" else (),
+        built=built if job.kind == "factory" else (),
     )
 
 
@@ -253,7 +254,7 @@ def _classes(target: Any) -> tuple[str, ...]:
     return tuple(sorted({f"{type(m).__module__}.{type(m).__qualname__}" for m in owner.modules()}))
 
 
-def _protocol_streams(result_fd: int | None) -> tuple[Any, Any]:
+def _protocol_streams(result_fd: int | None) -> tuple[IO[str], IO[str]]:
     """The job and result pipes, moved off file descriptors 0 and 1.
 
     User code, C extensions and child processes (``os.system``) use fds 0 and 1 directly: reading
@@ -288,22 +289,22 @@ def main(argv: list[str] | None = None) -> int:
     import torch._dynamo  # noqa: F401  (seconds more: paid before "ready", not out of the first job's time limit)
 
     device = _device(options.device)
-    imported: dict[str, Any] = {}
+    imported: dict[str, types.ModuleType] = {}
     pid = os.getpid()
-    out.write(json.dumps({"ready": True, "device": device}) + "\n")
+    out.write(Ready(device).to_json() + "\n")
     out.flush()
     for line in jobs:
         if not line.strip():
             continue
-        job = json.loads(line)
+        job = Job.from_json(line)
         reset_dynamo()
         try:
             result = run_job(job, options.backend, device, imported)
         except Exception as error:  # a bug of ours: report it for this job and keep serving
-            result = JobResult.empty(str(job.get("id")), error=f"internal error in the verify worker: {error!r}")
+            result = JobResult.empty(job.id, error=f"internal error in the verify worker: {error!r}")
         if os.getpid() != pid:  # a copy user code forked (os.fork) came back here: only the worker answers
             os._exit(0)
-        out.write(json.dumps(result.as_dict()) + "\n")
+        out.write(result.to_json() + "\n")
         out.flush()
     return 0
 

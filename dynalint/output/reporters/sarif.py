@@ -37,7 +37,7 @@ def rule_descriptors() -> list[dict[str, object]]:
     from dynalint.checks import ALL_RULES  # the rule classes (and LibCST) only when a SARIF log is written
 
     pages = rule_pages.load_pages()
-    descriptors = []
+    descriptors: list[dict[str, object]] = []
     for rule in ALL_RULES:
         page = pages.get(rule.code)
         summary = page.summary if page is not None else rule.help
@@ -151,7 +151,7 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str, working_d
             for number, link in enumerate(finding.region.chain)
         ]
     if finding.verify is not None:
-        result["properties"]["verify"] = finding.verify.as_dict()  # type: ignore[index]
+        properties["verify"] = finding.verify.as_dict()  # the object ``result["properties"]`` holds
     return result
 
 

@@ -1,7 +1,7 @@
-"""The value analysis: is an expression a tensor, a tensor's *data*, only its *metadata*, or unknown?
+"""The value analysis's scope: is an expression a tensor, a tensor's *data*, only its *metadata*, or unknown?
 
-Used by rules in the lint stage. One ``ValueScope`` per function: the engine creates it when it enters
-a ``def`` and feeds it every assignment *after* the statement has been visited, so that a query at a
+Used by rules in the lint stage. One ``ValueScope`` per function: the region provider creates it when the
+walk enters a ``def``, and ``flow.py`` feeds it every assignment *after* the statement has been visited, so that a query at a
 node sees the bindings made by the statements before it (straight-line, last writer wins; loops are not
 iterated to a fixed point). Sources of tensors: parameters annotated ``Tensor``, ``forward`` arguments
 other than ``self``, ``torch.*`` calls, tensor methods, ``self.<parameter or buffer>`` and calls of
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from dynalint.analysis.cst_walk import subclass_test
-from dynalint.analysis.kinds import Kind, ValueType
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.torch_facts import (
     CONST_BUILTINS,
@@ -32,6 +31,7 @@ from dynalint.analysis.torch_facts import (
     TorchResult,
     torch_result,
 )
+from dynalint.analysis.values.lattice import Kind, ValueType
 
 _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
 
@@ -196,18 +196,17 @@ class ValueScope:
         """The kind of value ``node`` evaluates to."""
         # Exact type tests (none of these LibCST classes is subclassed): asked of every expression a rule
         # looks at, and an ``isinstance`` against LibCST's ABCs runs a Python-level hook.
-        node_type = type(node)
-        if _is_literal_type(node_type):
+        if _is_literal_type(type(node)):
             return Kind.CONST
-        if node_type is cst.Name:
+        if type(node) is cst.Name:
             if node.value in self.env:
                 return self.env[node.value]
             return Kind.CONST if node.value in ("None", "True", "False") else Kind.UNKNOWN
-        if node_type is cst.Attribute:
+        if type(node) is cst.Attribute:
             return self._attribute(node)
-        if node_type is cst.Call:
+        if type(node) is cst.Call:
             return self._call(node)
-        if node_type is cst.Subscript:
+        if type(node) is cst.Subscript:
             structure = self.structure(node.value)
             if structure is not None:
                 found = structure.element(_constant_index(node))
@@ -215,20 +214,20 @@ class ValueScope:
                     return found
             base = self.kind(node.value)
             return base if base is not Kind.CONST else Kind.UNKNOWN
-        if node_type is cst.BinaryOperation:
+        if type(node) is cst.BinaryOperation:
             return max(self.kind(node.left), self.kind(node.right))
-        if node_type is cst.UnaryOperation:
+        if type(node) is cst.UnaryOperation:
             return self.kind(node.expression)
-        if node_type is cst.BooleanOperation:
+        if type(node) is cst.BooleanOperation:
             return max(self.kind(node.left), self.kind(node.right))
-        if node_type is cst.Comparison:
+        if type(node) is cst.Comparison:
             return self._comparison(node)
-        if node_type is cst.IfExp:
+        if type(node) is cst.IfExp:
             return max(self.kind(node.body), self.kind(node.orelse))
-        if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
+        if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
             kinds = [self.kind(e.value) for e in node.elements]
             return max(kinds, default=Kind.CONST)
-        if node_type is cst.NamedExpr:
+        if type(node) is cst.NamedExpr:
             return self.kind(node.value)
         return Kind.UNKNOWN
 

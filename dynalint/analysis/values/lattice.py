@@ -1,6 +1,6 @@
 """The kinds of value the value analysis tells apart, and the value types annotations give.
 
-Bottom of the value analysis: ``values.py`` computes kinds over LibCST expressions; ``type_hints.py``
+Bottom of the value analysis: ``scope.py`` computes kinds over LibCST expressions; ``type_hints.py``
 turns the annotations the summarize stage read into ``ValueType``s for the program stage to hand the
 lint stage (parameter and return types). Nothing here reads a tree.
 """

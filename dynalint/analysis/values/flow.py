@@ -1,0 +1,181 @@
+"""Control flow through the value analysis: what the engine's walk changes in a function's bindings.
+
+``regions.LintContext`` calls ``enter`` and ``leave`` around every node of a compiled function, with the
+``ValueScope`` of the function being walked. This module keeps the state that spans nodes:
+
+- **narrowing**: inside ``if isinstance(x, torch.Tensor):`` ``x`` is a tensor, inside ``if isinstance(x,
+  float):`` a constant; after ``if isinstance(x, torch.Tensor): ... return`` with no ``else``, ``x`` is
+  no longer a tensor;
+- **branch joins**: the ``else`` is walked from the bindings made before the ``if``, and after it a name
+  holds the larger kind of the two branches (a tensor on one path is a tensor);
+- **loops and comprehensions**: a ``for`` target is bound from what it iterates; a comprehension's
+  targets are bound before its element is walked (LibCST holds the element first) and what they held
+  outside is put back when it ends;
+- **bindings after a statement**: assignments, augmented assignments, walrus, ``with ... as`` and
+  ``list.append`` are applied when the node is left, so a query at a node sees what came before it.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import libcst as cst
+
+from dynalint.analysis.compile_guards import CST
+from dynalint.analysis.torch_facts import PYTHON_TYPES, TENSOR_TYPES
+from dynalint.analysis.values.lattice import Kind, ValueType
+from dynalint.analysis.values.scope import ValueScope
+
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_Held = TypeVar("_Held")  # what a table of bindings holds: a ``Kind``, a ``ValueType``
+
+
+class ValueFlow:
+    """The value analysis's state across the nodes of one walk (see the module docstring)."""
+
+    def __init__(self) -> None:
+        # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
+        self._narrowed: dict[int, tuple[str, Kind]] = {}
+        self._saved: dict[int, Kind | None] = {}
+        # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
+        self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
+        self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
+        # Comprehensions being walked: id -> what their target names held outside them.
+        self._comprehension_saved: dict[int, list[tuple[str, Kind | None, ValueType | None]]] = {}
+
+    def enter(self, node: cst.CSTNode, values: ValueScope) -> None:
+        """Before ``node``'s children are walked. Exact type tests, and id lookups only when their tables
+        hold anything: this runs for every node."""
+        if self._narrowed and id(node) in self._narrowed:
+            name, kind = self._narrowed[id(node)]
+            self._saved[id(node)] = values.env.get(name)
+            values.env[name] = kind
+        if type(node) is cst.If:
+            self._narrow(node, values)
+            self._branches[id(node)] = (dict(values.env), None)
+            self._body_of[id(node.body)] = id(node)
+        elif type(node) is cst.For:
+            values.bind_loop_target(node.target, node.iter)
+        elif (type(node) is cst.ListComp or type(node) is cst.SetComp or type(node) is cst.DictComp
+              or type(node) is cst.GeneratorExp):
+            self._enter_comprehension(node, values)
+
+    def leave(self, node: cst.CSTNode, values: ValueScope) -> None:
+        """After ``node``'s children were walked, before ``bind``."""
+        if type(node) in _COMPREHENSIONS:
+            self._leave_comprehension(node, values)
+        if self._narrowed and id(node) in self._narrowed:
+            name, _ = self._narrowed.pop(id(node))
+            _put_back(values.env, name, self._saved.pop(id(node)))
+        if self._body_of and id(node) in self._body_of:
+            self._end_of_body(self._body_of.pop(id(node)), values)
+        elif type(node) is cst.If and id(node) in self._branches:
+            self._join_branches(self._branches.pop(id(node)), values)
+            self._narrow_after_exit(node, values)
+
+    @staticmethod
+    def bind(node: cst.CSTNode, values: ValueScope) -> None:
+        """What a statement or expression just left binds (nothing for a node that closes a scope)."""
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                values.bind(target.target, node.value)
+        elif type(node) is cst.AnnAssign:
+            if node.value is not None:
+                values.bind(node.target, node.value)
+        elif type(node) is cst.AugAssign:
+            if type(node.target) is cst.Name:
+                values.bind(node.target, None, max(values.kind(node.target), values.kind(node.value)))
+        elif type(node) is cst.NamedExpr:
+            values.bind(node.target, node.value)
+        elif type(node) is cst.WithItem and node.asname is not None:
+            values.bind(node.asname.name, None, Kind.UNKNOWN)
+        elif type(node) is cst.Call:
+            values.record_append(node)
+
+    # -- comprehensions --------------------------------------------------------------------------
+    def _enter_comprehension(self, node: cst.BaseComp, values: ValueScope) -> None:
+        saved: list[tuple[str, Kind | None, ValueType | None]] = []
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            for name in _target_names(clause.target):
+                saved.append((name, values.env.get(name), values.structures.get(name)))
+            values.bind_loop_target(clause.target, clause.iter)
+            clause = clause.inner_for_in
+        self._comprehension_saved[id(node)] = saved
+
+    def _leave_comprehension(self, node: cst.CSTNode, values: ValueScope) -> None:
+        for name, kind, structure in reversed(self._comprehension_saved.pop(id(node), [])):
+            _put_back(values.env, name, kind)
+            _put_back(values.structures, name, structure)
+
+    # -- branches ----------------------------------------------------------------------------------
+    def _end_of_body(self, statement: int, values: ValueScope) -> None:
+        """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
+        before, _ = self._branches[statement]
+        self._branches[statement] = (before, dict(values.env))
+        values.env.clear()
+        values.env.update(before)
+
+    @staticmethod
+    def _join_branches(branches: tuple[dict[str, Kind], dict[str, Kind] | None], values: ValueScope) -> None:
+        """After an ``if``, a name holds what either branch bound: the larger kind (a tensor on one path is a tensor)."""
+        _, body = branches
+        if body is None:
+            return
+        other = values.env
+        joined = {name: max(body.get(name, other.get(name, Kind.UNKNOWN)), other.get(name, body.get(name, Kind.UNKNOWN)))
+                  for name in {*body, *other}}
+        other.clear()
+        other.update(joined)
+
+    # -- narrowing ---------------------------------------------------------------------------------
+    @staticmethod
+    def _isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.Name, set[str | None]] | None:
+        """``isinstance(name, T)`` / ``isinstance(name, (T, U))``: the name and the qualified types."""
+        if not (isinstance(test, cst.Call) and values.resolve(test.func) == "builtins.isinstance"
+                and len(test.args) == 2):
+            return None
+        subject, types = test.args[0].value, test.args[1].value
+        if not isinstance(subject, cst.Name):
+            return None
+        named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        return subject, {values.resolve(t) for t in named}
+
+    def _narrow_after_exit(self, node: cst.If, values: ValueScope) -> None:
+        """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor."""
+        tested = self._isinstance_test(node.test, values) if node.orelse is None and CST.body_exits(node) else None
+        if tested is None:
+            return
+        subject, resolved = tested
+        if resolved <= TENSOR_TYPES and values.env.get(subject.value, Kind.UNKNOWN).is_tensor_like:
+            values.bind(subject, None, Kind.UNKNOWN)
+
+    def _narrow(self, node: cst.If, values: ValueScope) -> None:
+        tested = self._isinstance_test(node.test, values)
+        if tested is None:
+            return
+        subject, resolved = tested
+        if resolved <= TENSOR_TYPES:
+            # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
+            # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.
+            if values.env.get(subject.value) is not Kind.META:
+                self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
+        elif resolved <= PYTHON_TYPES:
+            self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
+
+
+def _put_back(table: dict[str, _Held], name: str, previous: _Held | None) -> None:
+    """Restore what ``name`` held in ``table`` before a block or comprehension (``None``: it held nothing)."""
+    if previous is None:
+        table.pop(name, None)
+    else:
+        table[name] = previous
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names a ``for`` target binds: ``i``, ``(offset, n)``, ``[a, *rest]``."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []  # ``self.x`` or ``d[k]``: nothing the value analysis binds
