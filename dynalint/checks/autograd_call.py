@@ -23,7 +23,6 @@ class AutogradCall(Rule):
     message = "`{call}` in compiled code runs autograd eagerly and breaks the graph"
     help = "Compile only the forward and loss; call `backward()` / `torch.autograd.grad` on the result, outside the compiled function"
     gb_ids = ("GB0123", "GB9186", "GB0007")
-    requires = ("not trace_autograd_ops",)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

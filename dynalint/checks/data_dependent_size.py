@@ -23,7 +23,6 @@ class DataDependentSize(Rule):
     message = "`{call}` in compiled code takes a size from a tensor's values and breaks the graph"
     help = "Pass sizes as Python ints (from shapes, not values), or set `capture_scalar_outputs` and bound the size with `torch._check`"
     gb_ids = ("GB0033",)
-    requires = ("not capture_scalar_outputs",)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.settings.capture_scalar_outputs:

@@ -31,7 +31,6 @@ class DynamicOutputShape(Rule):
     message = "{construct} in compiled code has an output size that depends on tensor values and breaks the graph"
     help = "Keep shapes fixed (`torch.where`, multiply by the mask), or set `capture_dynamic_output_shape_ops`"
     gb_ids = ("GB0036", "GB0033")
-    requires = ("not capture_dynamic_output_shape_ops",)
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)

@@ -21,7 +21,6 @@ class TensorBoundedSlice(Rule):
     message = "A slice bounded by a tensor value in compiled code reads the bound into Python and breaks the graph"
     help = "Pass the bounds as Python ints, or use `narrow` / `index_select` with `torch.arange`"
     gb_ids = ("GB0124",)
-    requires = ("not capture_scalar_outputs",)
     supersedes = ("DYN104",)  # ``x[: int(t.sum())]``: the conversion is this slice's break
 
     def visit_Subscript(self, node: cst.Subscript) -> None:

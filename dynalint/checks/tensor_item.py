@@ -14,7 +14,6 @@ class TensorItem(Rule):
     message = "`Tensor.{method}()` in compiled code reads tensor data into Python and breaks the graph"
     help = "Keep the value a tensor (use `torch.where`, tensor arithmetic), or read it outside the compiled function"
     gb_ids = ("GB0124", "GB0109", "GB0033")
-    requires = ("not capture_scalar_outputs (for .item())",)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

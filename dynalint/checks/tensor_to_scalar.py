@@ -20,7 +20,6 @@ class TensorToScalar(Rule):
     message = "`{call}()` on a tensor in compiled code reads its value into Python and breaks the graph"
     help = "Keep the value a tensor (tensor arithmetic, `torch.where`), or convert it after the compiled call returns"
     gb_ids = ("GB0124", "GB0059")
-    requires = ("not capture_scalar_outputs (for int() and float(); complex() breaks regardless)",)
 
     def visit_Call(self, node: cst.Call) -> None:
         call = CONVERSIONS.get(self.context.resolve(node.func) or "")

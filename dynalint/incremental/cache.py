@@ -46,8 +46,6 @@ from typing import Any
 
 from dynalint.model.version import __version__
 
-FOLDER_NAME = ".dynalint_cache"
-_PACKS = ("summaries", "findings", "snapshot")
 _DELTA_PACKS = frozenset({"summaries", "findings"})  # per-file entries: a few can be written on their own
 DELTA_LIMIT = 64  # entries a delta may hold before its pack is rewritten whole
 _SIGNATURE_BYTES = 32

@@ -44,7 +44,7 @@ MAX_NESTING = 2500
 
 @cache
 def _visitor_names(rule_class: type[Rule]) -> tuple[str, ...]:
-    """The ``visit_*`` / ``leave_*`` methods a rule defines (not LibCST's hundreds of inherited no-ops)."""
+    """The ``visit_*`` / ``leave_*`` methods a rule and its rule base classes define."""
     own = (cls for cls in rule_class.__mro__ if issubclass(cls, Rule))
     return tuple(sorted({name for cls in own for name in vars(cls) if name.startswith(("visit_", "leave_"))}))
 
@@ -57,7 +57,7 @@ class _Walker:
         self.failures: dict[type[Rule], str] = {}
         self._visitors: dict[str, list[tuple[Rule, VisitorMethod]]] = {}
         for rule in rules:
-            for name in _visitor_names(type(rule)):
+            for name in _visitor_names(type(rule)):  # type: ignore[arg-type]  # mypy#11470: a class object is hashable
                 self._visitors.setdefault(name, []).append((rule, getattr(rule, name)))
         # node type -> (its visit_ callbacks, its leave_ callbacks): the names are formed once per type.
         self._by_type: dict[type, tuple[Sequence[tuple[Rule, VisitorMethod]], Sequence[tuple[Rule, VisitorMethod]]]] = {}

@@ -1,8 +1,10 @@
 """The ``Rule`` base class: declarative metadata plus ``report()``; the lint stage's unit of checking.
 
-A rule is a LibCST batchable visitor. Its identity (``code``, ``name``), its text (``message``,
-``help``) and what it predicts (``gb_ids``, the ``torch`` range, the Dynamo settings it ``requires``)
-are class attributes. Its ``visit_*`` methods call ``self.report(node, **fields)`` and nothing else:
+Its identity (``code``, ``name``), its text (``message``, ``help``) and what it predicts (``gb_ids``,
+the ``torch`` range) are class attributes; the Dynamo settings under which it does not apply are read
+from ``self.context.settings`` where the rule decides, and stated on its page. Its ``visit_*`` and
+``leave_*`` methods, which the engine's one walk calls for every rule (``engine._Walker``; a rule is not
+a LibCST visitor of its own), call ``self.report(node, **fields)`` and nothing else:
 region gating, suppressions, selection, positions and sorting belong to the engine, so a rule is only
 the pattern. ``self.context`` (``regions.LintContext``) answers "where am I compiled", "what kind of
 value is this" and "what does this name resolve to".
@@ -33,14 +35,13 @@ class Report:
     region: Region | None
 
 
-class Rule(cst.BatchableCSTVisitor):
+class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     message: ClassVar[str]  # one line; ``str.format`` placeholders filled from ``report(**fields)``
     help: ClassVar[str]
     gb_ids: ClassVar[tuple[str, ...]] = ()
     torch: ClassVar[str] = ">=2.4"
-    requires: ClassVar[tuple[str, ...]] = ()  # Dynamo settings that must be off, e.g. capture_scalar_outputs
     default: ClassVar[bool] = True
     confidence: ClassVar[Confidence] = Confidence.CERTAIN
     # What goes wrong: "break" (a graph break), or a hazard that is not one: "recompile",
@@ -51,7 +52,6 @@ class Rule(cst.BatchableCSTVisitor):
     supersedes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, context: LintContext) -> None:
-        super().__init__()
         self.context = context
         self.reports: list[Report] = []
 

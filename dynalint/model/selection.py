@@ -55,10 +55,6 @@ def _matches(selector: str, code: str) -> bool:
     return selector == "ALL" or code.startswith(selector)
 
 
-def check_selectors(selectors: Iterable[str]) -> None:
-    resolve_selectors(selectors)
-
-
 def resolve_selectors(selectors: Iterable[str]) -> tuple[str, ...]:
     """The selectors as codes and prefixes (a rule name becomes its code); ``UnknownSelector`` for one
     that names nothing."""
