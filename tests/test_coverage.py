@@ -1,7 +1,7 @@
 """The coverage map of torch's graph-break registry: complete, consistent with the rules, and its page current.
 
 Tests marked ``torch`` read the installed torch's ``graph_break_registry.json`` (as JSON, never importing
-torch); the others need only ``rules/gb_coverage.toml`` and the rules.
+torch); the others need only ``rules/coverage.toml`` and the rules.
 """
 
 from __future__ import annotations
