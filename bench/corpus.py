@@ -1,4 +1,6 @@
-"""Fetch the real-world corpora dynalint is measured on (nobody here wrote them).
+"""Fetch the real-world corpora dynalint is measured on (nobody here wrote them); it measures nothing itself.
+
+    python bench/corpus.py    # fetch both into ~/.cache/dynalint-bench/ and print their folders
 
 - ``diffusers``: the pure-Python wheel from PyPI, unpacked (``pip download --no-deps``).
 - ``torch/nn``: the ``nn`` package of the installed torch, located without importing torch and copied out

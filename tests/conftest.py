@@ -1,19 +1,94 @@
-"""Shared test helpers. Static tests never import torch; tests marked ``torch`` run it in a subprocess."""
+"""Shared test helpers. Static tests never import torch; tests marked ``torch`` run it in a subprocess.
+
+A test run writes nothing into the checkout: Hypothesis keeps its files in a temporary folder, and a run
+that adds a line to the checkout's ``git status`` (``checkout_status``) fails, with the paths listed.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import List, Optional, Set
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "tests" / "harness"  # scripts that run code under real Dynamo for the torch tests
 HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+_CHECKOUT_BEFORE = pytest.StashKey[Optional[Set[str]]]()  # git status when the run started
+_CHECKOUT_WRITTEN = pytest.StashKey[List[str]]()  # what the run added to it
+
+
+def checkout_status(root: Path) -> set[str] | None:
+    """``git status`` of ``root``, ignored and untracked files one by one, less what running Python
+    always writes (``__pycache__``, ``.pytest_cache``) and virtual environments; ``None`` when ``root``
+    is not the top of a git work tree (an unpacked sdist) or git is missing."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True)
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+            return None
+        status = subprocess.run(
+            ["git", "--no-optional-locks", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+            cwd=root, capture_output=True, text=True, check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    venvs = {p.parent.name for p in root.glob("*/pyvenv.cfg")}
+    lines = set()
+    for line in status.stdout.splitlines():
+        parts = line[3:].strip('"').split("/")
+        if parts[0] in venvs or "__pycache__" in parts or ".pytest_cache" in parts:
+            continue
+        lines.add(line)
+    return lines
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Hypothesis writes ``.hypothesis/`` into the working folder unless told otherwise. Workers of
+    # pytest-xdist inherit the variable, so the first process to get here makes the folder and removes it.
+    if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="dynalint-tests-hypothesis-")
+        os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def _checks_the_checkout(config: pytest.Config) -> bool:
+    """The single process of a run, or the controller of pytest-xdist (after all its workers are done)."""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _checks_the_checkout(session.config):
+        session.config.stash[_CHECKOUT_BEFORE] = checkout_status(ROOT)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(_CHECKOUT_BEFORE, None)
+    if not _checks_the_checkout(session.config) or before is None:
+        return
+    after = checkout_status(ROOT)
+    written = sorted((after or set()) - before)
+    session.config.stash[_CHECKOUT_WRITTEN] = written
+    if written and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    written = config.stash.get(_CHECKOUT_WRITTEN, [])
+    if written:
+        terminalreporter.section("files the tests wrote into the checkout", red=True)
+        for line in written[:50]:
+            terminalreporter.line(line)
+        terminalreporter.line(f"FAILED: the run changed {len(written)} path(s) of `git status` in {ROOT} "
+                              "(a file edited by hand during the run shows here too)", red=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -33,8 +33,10 @@ def _many_masks() -> str:
 
 
 def _start(path: Path, seed: str) -> subprocess.Popen[bytes]:
+    # --no-cache: every run lints (a cached answer would hide a difference), and none writes a cache
+    # into the folder the test runs from.
     return subprocess.Popen(
-        [sys.executable, "-m", "dynalint", "--output-format", "json", "--exit-zero", "-q", str(path)],
+        [sys.executable, "-m", "dynalint", "--no-cache", "--output-format", "json", "--exit-zero", "-q", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONHASHSEED": seed},

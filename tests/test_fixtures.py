@@ -49,8 +49,9 @@ CASE_CODES = {code for path in CASES for _, code in annotations(path)}
 
 
 def dynalint(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command on paths of the checkout, with no cache (it would be written into the fixtures)."""
     return subprocess.run(
-        [sys.executable, "-m", "dynalint", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+        [sys.executable, "-m", "dynalint", "--no-cache", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
 
 

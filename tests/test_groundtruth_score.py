@@ -1,11 +1,11 @@
-"""The ground-truth bench's scoring (``bench/gt_score.py``) on synthetic data: no torch, no models."""
+"""The ground-truth bench's scoring (``bench/groundtruth/gt_score.py``) on synthetic data: no torch, no models."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "groundtruth"))
 
 from gt_score import Site, StaticFinding, score  # noqa: E402
 

@@ -59,7 +59,8 @@ def test_helper_used_only_by_eager_code_is_not_reported() -> None:
 def test_why_chain_in_text_and_json() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     text = subprocess.run(
-        [sys.executable, "-m", "dynalint", str(PROJECT)], capture_output=True, text=True, env=env, cwd=ROOT
+        [sys.executable, "-m", "dynalint", "--no-cache", str(PROJECT)],
+        capture_output=True, text=True, env=env, cwd=ROOT,
     )
     assert text.returncode == 1
     assert re.search(
@@ -68,7 +69,7 @@ def test_why_chain_in_text_and_json() -> None:
         text.stdout,
     ), text.stdout
     as_json = subprocess.run(
-        [sys.executable, "-m", "dynalint", "--output-format", "json", str(PROJECT)],
+        [sys.executable, "-m", "dynalint", "--no-cache", "--output-format", "json", str(PROJECT)],
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     (finding,) = json.loads(as_json.stdout)

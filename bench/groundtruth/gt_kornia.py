@@ -3,6 +3,8 @@
 Every builder in ``BUILDERS`` constructs one ``nn.Module`` of kornia (augmentations with ``p=1`` so
 that their transform runs; networks with ``pretrained=False``) and returns ``(module, args, kwargs)``
 for a batch of two small images. Imported by ``gt_models.build`` inside a worker only.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ random weights) or wraps one of its metric and inference functions (``gt_calls.l
 returns ``(module, args, kwargs)`` for a batch of two small images or segmentations. Losses and
 metrics are where MONAI's break-rich code lives (shape checks, warnings, one-hot conversions,
 reductions over data-dependent sizes). Imported by ``gt_models.build`` inside a worker only.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

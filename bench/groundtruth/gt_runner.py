@@ -4,6 +4,8 @@ A model's result is cached as JSON under ``~/.cache/dynalint-bench/groundtruth/t
 (the library's version is in the file), so re-scoring after a change to dynalint costs no compile.
 A hang becomes ``{"timeout": ...}``, a crash ``{"crash": ...}``, and both are cached too (``--fresh``
 runs everything again). No torch is imported here.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ relative to the library's folder.
 - recall = break sites some finding covers / break sites.
 
 Both are also given per rule (precision, and the sites the rule covers) and per GB id (recall).
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ into ``~/.cache/dynalint-bench/src/<library>-<version>/`` and linted whole with 
 declared as a user would, through ``compiled`` in ``[tool.dynalint]``. Findings of dynalint's own diagnostics (DYN9xx) and of rules
 whose hazard is not a graph break (recompiles) are returned apart, since Dynamo's break log cannot
 judge them. No torch is imported here.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from importlib import metadata, util
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's dynalint
 
 from gt_score import StaticFinding  # noqa: E402
 

@@ -6,6 +6,8 @@ between ``train`` and ``eval``) and returns ``(module, args, kwargs)``. The wrap
 outside the library: static dynalint cannot see that the function is compiled, so the worker records
 what the model enters (``entry_points``) and the static side declares it (``compiled`` in
 ``[tool.dynalint]``). Imported inside a worker only.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and wh
 random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features:
 break-rich too) and ``monai`` (2-D networks, losses, metrics; speechbrain needs a torchaudio that
 the index lacks for torch 2.13).
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 # Each name is one architecture family's smallest variant that timm ships.
 TIMM = (

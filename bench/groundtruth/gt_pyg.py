@@ -3,6 +3,8 @@
 Every builder in ``BUILDERS`` constructs one module with small dimensions and calls it on one random
 graph of two components (12 nodes, 8 features, 40 edges, edge features, positions, relation types
 and a ``batch`` vector), returning ``(module, args, kwargs)``. Imported inside a worker only.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ground truth on real code: compile real models, record every graph break, score static dynalint.
 
-    python bench/groundtruth.py [--quick] [--models PATTERN,...] [--jobs 2] [--timeout 300]
-                                [--fresh] [--cached] [--out bench/groundtruth-summary.md]
+    python bench/groundtruth/groundtruth.py [--quick] [--models PATTERN,...] [--jobs 2] [--timeout 300]
+                                            [--fresh] [--cached] [--out bench/groundtruth/summary.md]
 
 For each model of the catalogue (``gt_models.py``: diffusers, timm, torch_geometric, at tiny sizes
 with random weights) a worker process (``gt_worker.py``) compiles it on the installed torch with
@@ -59,7 +59,7 @@ def main() -> None:
     results = gt_runner.run_all(models, jobs=options.jobs, timeout=options.timeout, fresh=options.fresh,
                                 only_cached=options.cached, progress=lambda line: print(line, file=sys.stderr))
     print(f"{len(results)} model results in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    command = "python bench/groundtruth.py " + " ".join(sys.argv[1:])
+    command = "python bench/groundtruth/groundtruth.py " + " ".join(sys.argv[1:])
     text = gt_report.render(results, command.strip())
     print(text)
     if options.out:

@@ -1,6 +1,6 @@
 """Ground-truth bench, one model in one process: compile it for real and write what Dynamo did.
 
-    python bench/gt_worker.py MODEL_ID OUT.json
+    python bench/groundtruth/gt_worker.py MODEL_ID OUT.json
 
 Builds the model (``gt_models.build``), then compiles and calls it twice with ``backend="eager"``,
 once in eval mode under ``no_grad`` and once in train mode, each time through the observers
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))  # the checkout's dynalint
 sys.path.insert(0, str(HERE))
 
 import gt_models  # noqa: E402

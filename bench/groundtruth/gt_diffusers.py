@@ -3,6 +3,8 @@
 Each entry of ``EXTRA`` builds one model with random weights and returns ``(module, args, kwargs)``;
 shapes follow the small configurations of diffusers' own unit tests. Imported by ``gt_models.build``
 inside a worker only (it imports torch and diffusers).
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations

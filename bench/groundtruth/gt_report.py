@@ -4,6 +4,8 @@ Collects each library's break sites (the union over its models and both modes; a
 in the library is excluded and counted by where it happened), lints the library (``gt_static``),
 scores it (``gt_score``) and renders: per library, per rule, per GB id, the miss categories with
 examples, then every miss and every false positive with its source line, and the models that failed.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
 
 from __future__ import annotations
