@@ -1,0 +1,88 @@
+"""Where Python asks a value for its truth, and which of those values are tensors (DYN102).
+
+Python asks for truth in the test of ``if``/``while``/conditional expressions/``assert``, the operand of
+``not``, and every operand of ``and``/``or`` but the last, wherever the operation stands. A Python
+container's truth is its length, known while Dynamo traces. An operand Dynamo never evaluates (the
+right side of a compile-time guard that is true) is not asked. Each case's lines were checked under
+Dynamo by the differential tester (``bench/difftest``); here the static side is pinned.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dynalint.api import lint_source
+from dynalint.project.config import Config
+
+MODULE = """\
+import torch
+from torch import nn
+
+
+def tracing_now():
+    return torch.jit.is_scripting() or torch.compiler.is_compiling()
+
+
+class Block(nn.Module):
+    def forward(self, x: torch.Tensor, force: bool = False):
+        y = x.clone()
+{body}
+        return y
+
+
+torch.compile(Block())
+"""
+FIRST = MODULE.splitlines().index("{body}") + 1
+
+
+def flagged(body: str) -> list[int]:
+    """Lines of ``body`` (1-based) that DYN102 reports."""
+    source = MODULE.replace("{body}", textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+    return [f.start.line - FIRST + 1 for f in lint_source(source, "block.py", Config(select=("DYN102",)))]
+
+
+@pytest.mark.parametrize(("body", "lines"), [
+    # ``and``/``or``/``not`` outside any ``if``: the operands before the last are asked.
+    ("keep = (y.amax() > 3) or force", [1]),
+    ("keep = force and y.isnan().any()", []),  # the tensor is the last operand: returned, not asked
+    ("keep = force or y.isnan().any()", []),
+    ("ok = not torch.isfinite(y).all()", [1]),
+    ("ok = force or (y.mean() < 0 and force)", [1]),  # the inner ``and`` asks its left operand
+    ("picked = [t for t in (y, y) if t.any() or force]", [1]),
+    ("total = y.sum() if force else y.mean()", []),
+    # A name bound to an ``or`` whose result may be the tensor is asked later.
+    ("either = force or y.any()\nif either:\n    y = y * 2", [2]),
+    ("assert (y.abs().max() < 1e9) or force", [1]),
+])
+def test_truth_is_asked_of_every_operand_but_the_last(body: str, lines: list[int]) -> None:
+    assert flagged(body) == lines
+
+
+@pytest.mark.parametrize("body", [
+    "parts = [y, y * 2]\nif parts:\n    y = torch.cat(parts)",
+    "parts = [y, y * 2]\ny = torch.stack(parts) if parts else y",
+    "queue = [y]\nwhile queue:\n    y = y + queue.pop()",
+    "pair = (y, y)\nif not pair:\n    y = y - 1",
+    "table = {'a': y}\nassert table",
+    "grown = [t * 2 for t in (y, y)]\nif grown and force:\n    y = grown[0]",
+])
+def test_a_container_of_tensors_is_asked_for_its_length(body: str) -> None:
+    assert flagged(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    "if torch.compiler.is_compiling() or y.sum() > 0:\n    y = y + 1",
+    "if tracing_now() or not torch.isfinite(y).all():\n    y = y + 1",
+    "under = torch.jit.is_scripting() or torch._dynamo.is_compiling()\nif under or y.any():\n    y = y + 1",
+    "under = force or torch.compiler.is_compiling()\nok = under or bool(y.all())",
+    "skip = not torch.compiler.is_compiling()\nif not skip or y.max() > 0:\n    y = y + 1",
+])
+def test_an_operand_behind_a_guard_true_under_trace_is_never_asked(body: str) -> None:
+    assert flagged(body) == []
+
+
+def test_a_name_rebound_to_a_plain_value_is_no_guard_any_more() -> None:
+    body = "under = torch.compiler.is_compiling()\nunder = force\nif under or y.any():\n    y = y + 1"
+    assert flagged(body) == [3]
