@@ -86,3 +86,21 @@ def test_an_operand_behind_a_guard_true_under_trace_is_never_asked(body: str) ->
 def test_a_name_rebound_to_a_plain_value_is_no_guard_any_more() -> None:
     body = "under = torch.compiler.is_compiling()\nunder = force\nif under or y.any():\n    y = y + 1"
     assert flagged(body) == [3]
+
+
+@pytest.mark.parametrize(("body", "lines", "named"), [
+    # A break in a loop's body or a ``try`` gives up the frame: nothing later in it is traced.
+    ("for t in (y, y):\n    if t.amax() > 1:\n        y = y + t\nif y.any():\n    y = y - 1", [2], "line 4"),
+    ("try:\n    scale = y.norm().item()\nexcept RuntimeError:\n    scale = 1.0\nok = not y.isnan().any()",
+     [5], None),  # the ``.item()`` is DYN101's, which is not selected here: nothing hides line 5
+    # Before the loop, or a break that may not happen (under an ``if``): nothing is hidden.
+    ("if y.any():\n    y = y + 1\nfor t in (y, y):\n    if t.amax() > 1:\n        y = y + t", [1, 4], None),
+    ("for t in (y, y):\n    if force:\n        if t.amax() > 1:\n            y = y + t\nif y.any():\n    y = y - 1",
+     [3, 5], None),
+])
+def test_a_break_that_gives_up_the_frame_hides_what_follows(body: str, lines: list[int], named: str | None) -> None:
+    source = MODULE.replace("{body}", textwrap.indent(body, " " * 8))
+    found = lint_source(source, "block.py", Config(select=("DYN102",)))
+    assert [f.start.line - FIRST + 1 for f in found] == lines
+    if named is not None:  # the first finding names the line it hides, as a line of the file
+        assert f"line {int(named.split()[1]) + FIRST - 1}" in found[0].message

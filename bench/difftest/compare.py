@@ -7,7 +7,10 @@ dynalint either predicts a break (a finding of a rule whose hazard is a break) o
 - ``fp``: predicted, and Dynamo traced the line clean; ``tn``: neither.
 
 A finding on a line Dynamo never traced (after a break that gave up the frame) is counted apart
-(``untraced``): it is neither right nor wrong here. Lines are grouped by the program's construct
+(``untraced``): it is neither right nor wrong here. So is a finding that names the static test under
+which the line breaks (``... (only when `x.dtype == torch.float16`)``, at ``likely``) on a line these
+inputs traced clean (``conditional``): the programs run one set of shapes and dtypes, and the finding
+says so itself; where Dynamo broke, it counts as ``tp``. Lines are grouped by the program's construct
 (``use/value/placement``), by the line's role (the probe, the setup before it, the rest), and the
 findings by rule.
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 from grammar import FOOTER, Program
 from oracle import Verdict
 
-OUTCOMES = ("tp", "fn", "fp", "tn", "untraced")
+OUTCOMES = ("tp", "fn", "fp", "tn", "untraced", "conditional")
 
 
 @dataclass
@@ -44,8 +47,12 @@ class Judged:
         return [line for line in self.lines if line.outcome in ("fn", "fp")]
 
 
+CONDITIONAL = "(only when "  # a finding that names the static test under which it breaks
+
+
 def predicted_breaks(source: str, filename: str) -> dict[int, tuple[str, ...]]:
-    """Line -> the rules whose findings there predict a graph break (static dynalint, in this process)."""
+    """Line -> the rules whose findings there predict a graph break (static dynalint, in this process);
+    a rule whose finding names a static condition is marked ``DYN102?``."""
     from dynalint import checks, lint_source
     from dynalint.verify.verdicts import BREAK_HAZARDS
 
@@ -53,7 +60,7 @@ def predicted_breaks(source: str, filename: str) -> dict[int, tuple[str, ...]]:
     for finding in lint_source(source, path=filename):
         rule = checks.BY_CODE.get(finding.code)
         if rule is not None and rule.hazard in BREAK_HAZARDS:
-            flagged[finding.start.line].add(finding.code)
+            flagged[finding.start.line].add(finding.code + ("?" if CONDITIONAL in finding.message else ""))
     return {line: tuple(sorted(codes)) for line, codes in flagged.items()}
 
 
@@ -69,7 +76,8 @@ def compare(program: Program, verdict: Verdict, flagged: dict[int, tuple[str, ..
             if rules:
                 judged.lines.append(LineOutcome(line, "untraced", _role(line, probe), rules, ()))
             continue
-        outcome = ("tp" if broke else "fp") if rules else ("fn" if broke else "tn")
+        conditional = bool(rules) and all(rule.endswith("?") for rule in rules)
+        outcome = ("tp" if broke else "conditional" if conditional else "fp") if rules else ("fn" if broke else "tn")
         judged.lines.append(LineOutcome(line, outcome, _role(line, probe), rules,
                                         tuple(verdict.breaks.get(line, ()))))
     return judged
@@ -105,8 +113,8 @@ def agreement(counts: Counter[str]) -> float:
 
 def render(by: dict[str, dict[str, Counter[str]]], group: str, limit: int | None = None) -> list[str]:
     rows = sorted(by[group].items(), key=lambda item: (agreement(item[1]), item[0]))
-    lines = [f"  {group:<44} {'tp':>6} {'fn':>6} {'fp':>6} {'tn':>7} {'untraced':>9} {'agree':>7}"]
+    lines = [f"  {group:<44} {'tp':>6} {'fn':>6} {'fp':>6} {'tn':>7} {'untraced':>9} {'cond.':>6} {'agree':>7}"]
     for name, counts in rows[:limit]:
         lines.append(f"  {name:<44} {counts['tp']:>6} {counts['fn']:>6} {counts['fp']:>6} {counts['tn']:>7} "
-                     f"{counts['untraced']:>9} {agreement(counts):>7.4f}")
+                     f"{counts['untraced']:>9} {counts['conditional']:>6} {agreement(counts):>7.4f}")
     return lines

@@ -78,7 +78,8 @@ def main() -> None:
           f"and were left out; Dynamo {judged_at - started:.0f} s, dynalint {time.perf_counter() - judged_at:.0f} s")
     print(f"per-line agreement on traced lines: {agreement(total):.4f} "
           f"(tp {total['tp']}, fn {total['fn']}, fp {total['fp']}, tn {total['tn']}; "
-          f"findings on untraced lines: {total['untraced']})")
+          f"findings on untraced lines: {total['untraced']}; conditional findings on clean lines: "
+          f"{total['conditional']})")
     for group in ("role", "use", "rule"):
         print(f"\nby {group}:")
         print("\n".join(render(by, group)))

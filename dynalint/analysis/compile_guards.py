@@ -39,17 +39,24 @@ class Syntax:
     body_exits: Callable[[Any], bool]  # the ``if`` body's last statement is a ``return`` or ``raise``
 
 
-def guard(test: Any, is_compiling: Callable[[Any], bool], syntax: Syntax) -> Untraced | None:
-    """Which side of ``if <test>:`` Dynamo never traces, if the test is an ``is_compiling()`` guard."""
+def guard(test: Any, is_compiling: Callable[[Any], bool], syntax: Syntax,
+          is_not_compiling: Callable[[Any], bool] = lambda test: False) -> Untraced | None:
+    """Which side of ``if <test>:`` Dynamo never traces, if the test is an ``is_compiling()`` guard.
+
+    ``is_not_compiling`` recognises what is false whenever Dynamo traces (a name bound to
+    ``not is_compiling()``)."""
     operand = syntax.negated(test)
     if operand is not None:
-        return Untraced.BODY if is_compiling(operand) else None
+        inner_guard = guard(operand, is_compiling, syntax, is_not_compiling)
+        return {Untraced.ELSE: Untraced.BODY, Untraced.BODY: Untraced.ELSE, None: None}[inner_guard]
     if is_compiling(test):
         return Untraced.ELSE
+    if is_not_compiling(test):
+        return Untraced.BODY
     parts = syntax.conjunction(test)
     if parts is not None:
         is_and, operands = parts
-        inner = [guard(operand, is_compiling, syntax) for operand in operands]
+        inner = [guard(operand, is_compiling, syntax, is_not_compiling) for operand in operands]
         if is_and and Untraced.BODY in inner:
             return Untraced.BODY
         if not is_and and Untraced.ELSE in inner:

@@ -481,6 +481,9 @@ class Program:
             found = type_hints.value_type(definition.returns, self.type_alias)
             if found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_tensor:
                 found = ValueType(Kind.TENSOR)
+            elif found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_elements:
+                found = ValueType(elements=tuple(Kind.TENSOR if tensor else Kind.UNKNOWN
+                                                 for tensor in definition.returns_elements))
             self._returns_memo[qualified] = found
         return self._returns_memo[qualified]
 

@@ -44,8 +44,18 @@ class LintContext:
         self.imports = summary.imports
         self._stack: list[_Frame] = [_Frame("module", "", None, None, ValueScope(summary.imports))]
         self._uncompiled_blocks: set[int] = set()
-        self._compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        # Names bound to a test whose value Dynamo knows while tracing: ``compiling = is_compiling()`` (True),
+        # ``eager = not is_compiling()`` (False), and combinations holding a guard.
+        self._guard_names: dict[str, bool] = {}
         self._flow = ValueFlow()  # narrowing, branch joins, loop and comprehension bindings
+        # Blocks where a graph break makes Dynamo give up the whole frame (a loop's body, a ``try``):
+        # ids of those blocks, and how many of them the walk stands in, per function.
+        self._frame_skipping_blocks: set[int] = set()
+        self._frame_skipping_depth: dict[str | None, int] = {}
+        # Code that runs only on some paths: an ``if``'s branches, a conditional expression's arms, the
+        # right operand of ``and``/``or``; how deep the walk stands in it, per function.
+        self._conditional_parts: set[int] = set()
+        self._conditional_depth: dict[str | None, int] = {}
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -80,10 +90,18 @@ class LintContext:
     def kind(self, node: cst.BaseExpression) -> Kind:
         return self.values.kind(node)
 
+    @property
+    def skips_frame(self) -> bool:
+        """Whether a break here makes Dynamo run the rest of the function eagerly: inside a loop's body or
+        a ``try`` statement, where it cannot resume, it gives up the frame, and no later line is traced.
+        Only a break on every path counts: not one under an ``if``, a conditional arm or a short circuit."""
+        function = self._stack[-1].function
+        return self._frame_skipping_depth.get(function, 0) > 0 and not self._conditional_depth.get(function, 0)
+
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
         """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
         that returns it: ``True`` whenever Dynamo traces."""
-        if isinstance(node, cst.Name) and node.value in self._compiling_names:
+        if isinstance(node, cst.Name) and self._guard_names.get(node.value) is True:
             return True
         if not isinstance(node, cst.Call):
             return False
@@ -92,11 +110,18 @@ class LintContext:
         dotted, function = dotted_name(node.func), self._stack[-1].function
         return bool(dotted and function and self.program.is_compile_guard(function, dotted))
 
+    def is_not_compiling_check(self, node: cst.BaseExpression) -> bool:
+        """A name bound to a test that is ``False`` whenever Dynamo traces (``eager = not is_compiling()``)."""
+        return isinstance(node, cst.Name) and self._guard_names.get(node.value) is False
+
+    def guard(self, test: cst.BaseExpression) -> Untraced | None:
+        """Which side of a test on ``test`` Dynamo never traces (``compile_guards.guard`` with this walk's names)."""
+        return guard(test, self.is_compiling_check, CST, self.is_not_compiling_check)
+
     def never_evaluated(self, node: cst.BooleanOperation) -> bool:
         """Whether the right operand is skipped whenever Dynamo traces: ``not is_compiling() and X``,
         ``is_compiling() or X``."""
-        left = guard(node.left, self.is_compiling_check, CST)
-        return left is (Untraced.BODY if isinstance(node.operator, cst.And) else Untraced.ELSE)
+        return self.guard(node.left) is (Untraced.BODY if isinstance(node.operator, cst.And) else Untraced.ELSE)
 
     def enter_scope(self, qualname: str, summary: ModuleSummary) -> None:
         """Stand inside the classes and functions enclosing ``qualname`` (a function about to be walked)."""
@@ -127,6 +152,21 @@ class LintContext:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
         if type(node) is cst.BooleanOperation and self.never_evaluated(node):
             self._uncompiled_blocks.add(id(node.right))
+        if type(node) is cst.For or type(node) is cst.While:
+            self._frame_skipping_blocks.update(map(id, (node.body, node.orelse) if node.orelse else (node.body,)))
+        elif type(node) is cst.Try or type(node) is cst.TryStar:
+            self._frame_skipping_blocks.add(id(node))
+        if type(node) is cst.If:
+            self._conditional_parts.update(map(id, (node.body, node.orelse) if node.orelse else (node.body,)))
+        elif type(node) is cst.IfExp:
+            self._conditional_parts.update((id(node.body), id(node.orelse)))
+        elif type(node) is cst.BooleanOperation:
+            self._conditional_parts.add(id(node.right))
+        function = self._stack[-1].function
+        if self._frame_skipping_blocks and id(node) in self._frame_skipping_blocks:
+            self._frame_skipping_depth[function] = self._frame_skipping_depth.get(function, 0) + 1
+        if id(node) in self._conditional_parts:
+            self._conditional_depth[function] = self._conditional_depth.get(function, 0) + 1
         if type(node) is cst.If:
             self._mark_uncompiled_branch(node)
         elif type(node) is cst.IndentedBlock or type(node) is cst.Module:
@@ -136,15 +176,26 @@ class LintContext:
 
     def leave(self, node: cst.CSTNode) -> None:
         self._flow.leave(node, self.values)
+        if self._frame_skipping_blocks and id(node) in self._frame_skipping_blocks:
+            self._frame_skipping_depth[self._stack[-1].function] -= 1
+        if id(node) in self._conditional_parts:
+            self._conditional_depth[self._stack[-1].function] -= 1
         if (type(node) is cst.ClassDef or type(node) is cst.FunctionDef
                 or (self._uncompiled_blocks and id(node) in self._uncompiled_blocks)):
             self._stack.pop()
             return
         ValueFlow.bind(node, self.values)
         if type(node) is cst.Assign:
+            # A name bound to a test that is true whenever Dynamo traces (``is_compiling()``, or a
+            # combination holding it: ``torch.jit.is_scripting() or is_compiling()``) is one more guard.
+            untraced = self.guard(node.value) if self._python_bool(node.value) else None
+            known = None if untraced is None else untraced is Untraced.ELSE
             for target in node.targets:
-                if type(target.target) is cst.Name and self.is_compiling_check(node.value):
-                    self._compiling_names.add(target.target.value)
+                if type(target.target) is cst.Name:
+                    if known is None:
+                        self._guard_names.pop(target.target.value, None)
+                    else:
+                        self._guard_names[target.target.value] = known
 
     def _enter_function(self, node: cst.FunctionDef, top: _Frame) -> None:
         qualname = _join(top.qualname, node.name.value)
@@ -156,6 +207,7 @@ class LintContext:
         values = ValueScope.for_function(
             node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values,
             self._call_type, self.program.parameter_types(qualified),
+            (lambda held, attr: self._held_tensor(class_qualified, held, attr)) if class_qualified else None,
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
@@ -173,13 +225,31 @@ class LintContext:
             return None
         return self.program.call_type(function, dotted)
 
+    def _python_bool(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` gives a Python bool, never a tensor: ``a or b`` gives ``a`` itself when ``a`` is
+        true, so ``t.any() or is_compiling()`` may give the tensor, which a later test asks again."""
+        if isinstance(node, cst.BooleanOperation):
+            if self.never_evaluated(node):  # ``is_compiling() or t``: the result is the left operand
+                return self._python_bool(node.left)
+            return self._python_bool(node.left) and self._python_bool(node.right)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return True
+        return not self.values.truth_kind(node).is_data_dependent
+
+    def _held_tensor(self, class_qualified: str, held: str, attr: str) -> bool:
+        """Whether every class ``self.<held>`` may hold stores a tensor in ``attr``."""
+        classes = self.program.attribute_classes(class_qualified, held)
+        return bool(classes) and all(
+            (found := self.program.attribute_types(cls).get(attr)) is not None and found.is_tensor for cls in classes
+        )
+
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         """``self.<attr>`` names that hold parameters or buffers, and those that hold ``torch.nn`` layers."""
         held = self.program.attribute_types(class_qualified)
         return {a for a, t in held.items() if t.is_tensor}, {a for a, t in held.items() if t.is_torch_layer}
 
     def _mark_uncompiled_branch(self, node: cst.If) -> None:
-        untraced = guard(node.test, self.is_compiling_check, CST)
+        untraced = self.guard(node.test)
         if untraced is Untraced.BODY:
             self._uncompiled_blocks.add(id(node.body))
         elif untraced is Untraced.ELSE and node.orelse is not None:

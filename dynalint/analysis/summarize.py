@@ -28,6 +28,7 @@ from dynalint.analysis.torch_facts import (
     NOT_TRACED,
     PARAMETERS,
     PARTIAL,
+    TENSOR_RESULT_METHODS,
     TENSOR_TYPES,
     TorchResult,
     torch_result,
@@ -338,6 +339,9 @@ class _Summarizer(ast.NodeVisitor):
                 elif callee and "." not in dotted and (function is not None or not self.scopes):
                     types = function.local_types if function is not None else self.summary.module_types
                     types[dotted] = callee
+            elif (dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
+                    and self._makes_tensor(value)):
+                self.summary.classes[class_name].tensor_attrs.add(dotted[5:])  # ``self.span = end - start``
 
     def _config_value(self, value: ast.expr) -> object:
         if isinstance(value, ast.Constant):
@@ -357,21 +361,49 @@ class _Summarizer(ast.NodeVisitor):
             ]
         elif resolved in PARAMETERS or (resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR):
             cls.tensor_attrs.add(attr)  # nn.Parameter(...), torch.zeros(...), ... (not torch.device(...))
+        elif self._makes_tensor(value):
+            cls.tensor_attrs.add(attr)  # ``self.longest = lengths.max()``, in a module or a plain helper class
         else:
             cls.attr_types[attr] = resolved
 
     def visit_Return(self, node: ast.Return) -> None:
         function = self._current_function()
+        if function is not None and isinstance(node.value, ast.Tuple):
+            shape = tuple(self._makes_tensor(element) for element in node.value.elts)
+            if function.returns_elements is None or len(function.returns_elements) == len(shape):
+                function.returns_elements = tuple(
+                    a or b for a, b in zip(shape, function.returns_elements or shape))
+            else:
+                function.returns_elements = ()  # tuples of different lengths: nothing is known
+        elif function is not None and not isinstance(node.value, ast.Call) and node.value is not None:
+            function.returns_tensor = function.returns_tensor or self._makes_tensor(node.value)
         if function is not None and isinstance(node.value, ast.Call):
             callee = dotted_name(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""
-            if resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR:
+            if (resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR) or (
+                    self._makes_tensor(node.value)):
                 function.returns_tensor = True
             elif _names_class(callee):
                 function.returns_class = callee
         elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
             function.returns_class = function.local_types[node.value.id]
         self.generic_visit(node)
+
+    def _makes_tensor(self, node: ast.expr) -> bool:
+        """Syntax alone says ``node`` is a tensor: a ``torch.*`` call giving one, a method no Python type
+        has that gives a tensor (``h.softmax(-1)``, ``t.sum()``), or arithmetic and comparisons on those."""
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_RESULT_METHODS:
+                return True
+            resolved = self.imports.resolve(dotted_name(node.func)) or ""
+            return resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR
+        if isinstance(node, ast.Compare):
+            return any(self._makes_tensor(side) for side in (node.left, *node.comparators))
+        if isinstance(node, ast.BinOp):
+            return self._makes_tensor(node.left) or self._makes_tensor(node.right)
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self._makes_tensor(node.operand)
+        return False
 
     def visit_For(self, node: ast.For) -> None:
         function = self._current_function()

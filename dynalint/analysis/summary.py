@@ -67,7 +67,10 @@ class FunctionSummary(_PickledAsTuple):
     end_line: int = 0
     disabled: bool = False  # ``torch.compiler.disable``: each call from compiled code breaks
     not_traced: bool = False  # leaf_function / nonstrict_trace / custom_op / allow_in_graph: no region
-    returns_tensor: bool = False  # annotated ``-> Tensor`` or returns a ``torch.*`` call
+    returns_tensor: bool = False  # annotated ``-> Tensor``, or returns a tensor expression (``summarize._makes_tensor``)
+    # ``return a.argmax(-1), a.softmax(-1)``: per element, whether it is a tensor expression; ``None``
+    # when no ``return`` gives a tuple display, or two give tuples of different lengths.
+    returns_elements: tuple[bool, ...] | None = None
     annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
     returns: Annotation | None = None  # the return annotation
     # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:

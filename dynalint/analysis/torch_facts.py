@@ -106,6 +106,17 @@ REDUCTIONS = frozenset(
     {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
      "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
 )
+# Methods no built-in Python type has: called on an un-annotated ``forward`` input, they show it is a
+# tensor from then on (``x.clone()``, then ``x[x[:, 0] > 0]`` indexes a tensor with a mask).
+TENSOR_ONLY_METHODS = frozenset(
+    {"clone", "detach", "view", "reshape", "contiguous", "permute", "transpose", "unsqueeze", "squeeze", "flatten",
+     "expand", "masked_fill", "softmax", "log_softmax", "relu", "sigmoid", "tanh", "matmul", "float", "half",
+     "eq", "ne", "gt", "ge", "lt", "le", "cumsum", "size", "dim", "numel", "new_zeros", "new_ones", "new_full",
+     "new_empty", "type_as", "to", "cpu", "cuda", "float", "long", "bool"}
+) | REDUCTIONS - {"abs"}
+# Those of them that give a tensor: a function returning one returns a tensor. Not ``size()`` or ``dim()``,
+# nor the methods ``nn.Module`` shares (``return model.to(device)`` in a factory returns a module).
+TENSOR_RESULT_METHODS = TENSOR_ONLY_METHODS - META_METHODS - {"to", "cpu", "cuda", "float", "half", "long", "bool"}
 # Ops whose output size depends on tensor values (functions as ``torch.<name>``, and methods).
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{name}" for name in DYNAMIC_SHAPE_OPS)

@@ -1,19 +1,30 @@
-"""DYN102 ``data-dependent-branch``: control flow on tensor values. Page: ``rules/DYN102-data-dependent-branch.md``.
+"""DYN102 ``data-dependent-branch``: Python asks a tensor for its truth. Page: ``rules/DYN102-data-dependent-branch.md``.
 
-Which conditions depend on tensor *values* (and not on shapes, dtypes or ``self.training``) is the
-value analysis' answer (``values.py``); this rule only knows where Python turns a value into a bool.
-In ``A and B`` / ``A or B`` an operand Dynamo never evaluates (``not is_compiling() and B``) does not
-count; one evaluated only under a static test on metadata (``x.dtype == torch.float16 and
-torch.isinf(x).any()``, ``self.training and ...``) is reported at ``likely``, the message naming the test.
+Python asks a value for its truth in more places than ``if``: the test of ``if``, ``while``, a
+conditional expression, ``assert`` and a comprehension's ``if``; the operand of ``not``; and every
+operand of ``and`` / ``or`` but the last, wherever the operation stands (``keep = t.any() or force``
+asks ``t.any()``; ``keep = force or t.any()`` only returns it). This rule follows those truth tests
+down to the values they ask (``_tested``), and the value analysis says which of them are tensors.
+A container of tensors is a Python object whose truth is its length (``if outs:``), never data.
+An operand Dynamo never evaluates is skipped: the right side of ``is_compiling() or X`` and of
+``not is_compiling() and X``, with the guard spelled through a helper or a name bound to a
+combination holding it (``under_trace = torch.jit.is_scripting() or is_compiling()``). A data test that
+runs only under a static test on metadata (``x.dtype == torch.float16 and torch.isinf(x).any()``) is
+reported at ``likely``, the message naming the test.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 _SHOWN_CONDITION = 60  # characters of a static guard quoted in the message
 
@@ -25,17 +36,35 @@ class DataDependentBranch(Rule):
     help = "Compute both sides and select with `torch.where`, or use `torch.cond`"
     gb_ids = ("GB0170", "GB0124")
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._judged: set[int] = set()  # ``and``/``or``/``not`` nodes already followed from an enclosing test
+
     def visit_If(self, node: cst.If) -> None:
-        self._condition(node.test, "`if`")
+        self._truth_test(node.test, "`if`")
 
     def visit_While(self, node: cst.While) -> None:
-        self._condition(node.test, "`while`")
+        self._truth_test(node.test, "`while`")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._condition(node.test, "A conditional expression")
+        self._truth_test(node.test, "A conditional expression")
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
-        self._condition(node.test, "A comprehension's `if`")
+        self._truth_test(node.test, "A comprehension's `if`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._truth_test(node.test, "`assert`")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and id(node) not in self._judged:
+            self._truth_test(node, "`not`")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # Evaluated, not tested: only the operands before the last are asked for their truth.
+        if id(node) not in self._judged:
+            self._judged.add(id(node))
+            construct = "`and`" if isinstance(node.operator, cst.And) else "`or`"
+            self._report_first(self._tested(node.left), node, construct, self._static_guard(node))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.resolve(node.func) == "builtins.bool" and len(node.args) == 1:
@@ -43,37 +72,48 @@ class DataDependentBranch(Rule):
             if kind.is_tensor_like:
                 self.report(node, confidence=kind.confidence, construct="`bool()`")
 
-    def _condition(self, test: cst.BaseExpression, construct: str) -> None:
-        if isinstance(test, cst.Call) and self.context.resolve(test.func) == "builtins.bool":
-            return  # reported once, at the ``bool()`` call
-        kind = self._evaluated_kind(test)
-        if kind is Kind.DATA and not self.context.settings.capture_scalar_outputs:
-            return  # the ``.item()`` / ``int()`` that produced the value breaks first, and is reported there
-        if not kind.is_data_dependent:
+    def _truth_test(self, test: cst.BaseExpression, construct: str) -> None:
+        self._report_first(self._tested(test), test, construct, self._static_guard(test))
+
+    def _tested(self, expression: cst.BaseExpression, mark: bool = True) -> list[cst.BaseExpression]:
+        """The values whose truth Python asks when it asks ``expression``'s, in evaluation order,
+        without the operands Dynamo never evaluates; with ``mark``, the ``and``/``or``/``not`` on the
+        way count as judged (the walk reaches them later, standalone)."""
+        if isinstance(expression, cst.BooleanOperation):
+            if mark:
+                self._judged.add(id(expression))
+            tested = self._tested(expression.left, mark)
+            if not self.context.never_evaluated(expression):
+                tested += self._tested(expression.right, mark)
+            return tested
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+            if mark:
+                self._judged.add(id(expression))
+            return self._tested(expression.expression, mark)
+        if isinstance(expression, cst.Call) and self.context.resolve(expression.func) == "builtins.bool":
+            return []  # reported once, at the ``bool()`` call
+        return [expression]
+
+    def _report_first(self, tested: list[cst.BaseExpression], node: cst.CSTNode, construct: str,
+                      static: str | None) -> None:
+        """One finding for the first tested value that is a tensor (Python stops at the first break)."""
+        for value in tested:
+            if self.context.guard(value) is not None:
+                continue  # its truth is known whenever Dynamo traces (``under = is_compiling() or t.any()``)
+            kind = self.context.values.truth_kind(value)
+            if kind is Kind.DATA and not self.context.settings.capture_scalar_outputs:
+                continue  # the ``.item()`` / ``int()`` that produced the value breaks first, and is reported there
+            if not kind.is_data_dependent:
+                continue
+            condition = static or self.context.values.condition_of(value)
+            if condition is not None:
+                shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
+                self.report(node, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")
+            else:
+                self.report(node, confidence=kind.confidence, construct=construct)
             return
-        static = self._static_guard(test)
-        if static is not None:
-            shown = cst.Module([]).code_for_node(static)
-            shown = shown if len(shown) <= _SHOWN_CONDITION else shown[: _SHOWN_CONDITION - 3] + "..."
-            self.report(test, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")
-        else:
-            self.report(test, confidence=kind.confidence, construct=construct)
 
-    def _evaluated_kind(self, test: cst.BaseExpression) -> Kind:
-        """The test's kind over the operands Dynamo evaluates (``not is_compiling() and B`` skips ``B``)."""
-        if isinstance(test, cst.BooleanOperation):
-            if self.context.never_evaluated(test):
-                return self._evaluated_kind(test.left)
-            return max(self._evaluated_kind(test.left), self._evaluated_kind(test.right))
-        return self.context.kind(test)
-
-    def _static_guard(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
-        """In ``A and B`` with ``A`` a static test (dtype, shape, flag) and ``B`` on data: ``A``."""
-        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
-            return None
-        left = test.left
-        if isinstance(left, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in left.comparisons):
-            return None  # ``mask is not None and mask.any()``: an optional argument, not a condition
-        if self._evaluated_kind(left) is Kind.META and self._evaluated_kind(test.right).is_data_dependent:
-            return left
-        return None
+    def _static_guard(self, test: cst.BaseExpression) -> str | None:
+        """In ``A and B`` (or ``A or B``) with ``A`` a static test (dtype, shape, flag) and ``B`` on data:
+        the test under which ``B`` is asked (``A``, or ``not (A)``)."""
+        return self.context.values.condition_of(test) if isinstance(test, cst.BooleanOperation) else None

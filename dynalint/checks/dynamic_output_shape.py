@@ -2,9 +2,10 @@
 
 Boolean-mask indexing is recognised from the index expression itself (a comparison, ``~``/``&``/``|``
 of masks, ``isnan``-like predicates, ``.bool()``, a factory given ``dtype=torch.bool``) or from a local
-name last assigned one of those: the value analysis knows tensors, not their dtypes, so a bare index
-tensor of unknown origin (it may hold ``long`` indices, which do not break) is flagged only when its
-name says it is a mask (``mask``, ``edge_mask``), at ``likely``. Mask *assignment* (``y[mask] = v``)
+name last assigned one of those: how a value was made says it is a mask, never its name. Only a
+parameter's origin is unknown (it may hold ``long`` indices, which do not break): a parameter still
+unbound in the function is taken for a mask when its name says so (``attention_mask``,
+``text_mask_2``), at ``likely``. Mask *assignment* (``y[mask] = v``)
 does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
 """
 
@@ -35,14 +36,16 @@ class DynamicOutputShape(Rule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._store_targets: set[int] = set()
-        self._masks: list[set[str]] = [set()]  # local names last assigned a boolean mask, per function
+        self._masks: list[dict[str, Confidence]] = [{}]  # local names last assigned a boolean mask, per function
+        self._parameters: list[set[str]] = [set()]  # parameters not bound again yet, per function
         # Parameters that default to ``None``, per function: ``output_size=output_size`` may pass ``None``.
         self._none_defaults: list[set[str]] = [set()]
 
     # -- scopes and bindings --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._masks.append(set())
+        self._masks.append({})
         params = node.params
+        self._parameters.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
         self._none_defaults.append({
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
             if isinstance(p.default, cst.Name) and p.default.value == "None"
@@ -50,6 +53,7 @@ class DynamicOutputShape(Rule):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._masks.pop()
+        self._parameters.pop()
         self._none_defaults.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -60,23 +64,27 @@ class DynamicOutputShape(Rule):
         self._store_targets.update(id(t) for t in _targets(node.target))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        is_mask = self._mask(original_node.value) is not None
+        mask = self._mask(original_node.value)
         for target in original_node.targets:
-            self._bind(target.target, is_mask)
+            self._bind(target.target, mask)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if original_node.value is not None:
-            self._bind(original_node.target, self._mask(original_node.value) is not None)
+            self._bind(original_node.target, self._mask(original_node.value))
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        self._bind(original_node.target, False)
+        self._bind(original_node.target, None)
 
-    def _bind(self, target: cst.BaseExpression, is_mask: bool) -> None:
+    def _bind(self, target: cst.BaseExpression, mask: Confidence | None) -> None:
         if isinstance(target, cst.Name):
-            (self._masks[-1].add if is_mask else self._masks[-1].discard)(target.value)
+            if mask is None:
+                self._masks[-1].pop(target.value, None)
+            else:
+                self._masks[-1][target.value] = mask
+            self._parameters[-1].discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._bind(element.value, False)
+                self._bind(element.value, None)
 
     # -- the patterns ---------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -133,23 +141,28 @@ class DynamicOutputShape(Rule):
     def _mask(self, node: cst.BaseExpression) -> Confidence | None:
         """How sure we are that ``node`` is a boolean tensor; ``None`` when we cannot show it."""
         kind = self.context.kind(node)
+        maybe_tensor = kind.is_tensor_like or kind is Kind.INPUT
+        if isinstance(node, cst.Name):
+            if node.value in self._masks[-1]:
+                return self._masks[-1][node.value]
+            if node.value in self._parameters[-1] and _named_as_mask(node.value) and maybe_tensor:
+                return Confidence.LIKELY  # a parameter: its name is all there is to go by
+            return None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self._mask(node.expression)
+        if isinstance(node, cst.Subscript):
+            return self._mask(node.value) if maybe_tensor else None  # indexing keeps the dtype
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            sides = [self._mask(node.left), self._mask(node.right)]
+            if sides == [None, None]:
+                return None
+            return Confidence.LIKELY if Confidence.LIKELY in sides or not kind.is_tensor_like else kind.confidence
         if not kind.is_tensor_like:
             return None
         if isinstance(node, cst.Comparison):
             # ``a < x < b`` is ``(a < x) and (x < b)``: a ``bool()`` of a tensor, not a mask.
             ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
             return kind.confidence if ok else None
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-            return self._mask(node.expression)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
-            left, right = self._mask(node.left), self._mask(node.right)
-            if left is None and right is None:
-                return None
-            return kind.confidence
-        if isinstance(node, cst.Name):
-            if node.value in self._masks[-1]:
-                return kind.confidence
-            return Confidence.LIKELY if _named_as_mask(node.value) else None
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
         return None
@@ -181,8 +194,8 @@ class DynamicOutputShape(Rule):
 
 
 def _named_as_mask(name: str) -> bool:
-    """``mask``, ``edge_mask``, ``keep_mask``: names that, on a tensor used as an index, mean a boolean mask."""
-    return name.lower().rstrip("_").endswith("mask")
+    """``mask``, ``edge_mask``, ``text_mask_2``: parameter names that, on a tensor index, mean a boolean mask."""
+    return "mask" in name.lower()
 
 
 def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:

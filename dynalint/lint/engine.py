@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import libcst as cst
@@ -152,7 +152,7 @@ def lint_module(
         failures.update(walker.failures)
         reports = [r for rule in rules if type(rule) in rule_classes and type(rule) not in failures for r in rule.reports]
         if reports:
-            findings += _to_findings(reports, segment, filename)
+            findings += _without_follow_ons(reports, _to_findings(reports, segment, filename))
     findings += [
         diagnostics.rule_crash(filename, rule_class.code, rule_class.name, message)
         for rule_class, message in failures.items()
@@ -271,6 +271,39 @@ def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str],
             line = indent + line[width:]
         cut.append(line)
     return cut, shifts
+
+
+def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> list[Finding]:
+    """After a break where Dynamo gives up the frame (in a loop's body or a ``try``), the rest of the function
+    runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides.
+    Only a certain finding on every path hides others: a likely one may not break at all."""
+    breaking = sorted(
+        ((f, r) for r, f in zip(reports, findings) if r.rule.hazard == "break" and f.region is not None),
+        key=lambda pair: pair[0].sort_key,
+    )
+    hidden: dict[int, list[Finding]] = {}  # id of the frame-skipping finding -> the later ones it hides
+    first_in: dict[str, Finding] = {}  # function -> its first frame-skipping break
+    for finding, report in breaking:
+        function = finding.region.function if finding.region is not None else ""
+        first = first_in.get(function)
+        if first is not None and finding.start.line > first.start.line:
+            hidden[id(first)].append(finding)
+        elif first is None and report.skips_frame and finding.confidence is Confidence.CERTAIN:
+            first_in[function] = finding
+            hidden[id(finding)] = []
+    dropped = {id(f) for later in hidden.values() for f in later}
+    kept = []
+    for finding in findings:
+        if id(finding) in dropped:
+            continue
+        later = hidden.get(id(finding))
+        if later:
+            lines = ", ".join(str(line) for line in sorted({f.start.line for f in later}))
+            finding = replace(finding, message=(
+                f"{finding.message}; Dynamo then runs the rest of `{finding.region.function.rsplit('.', 1)[-1]}` "
+                f"eagerly, so what would break later in it (line {lines}) does not" if finding.region else finding.message))
+        kept.append(finding)
+    return kept
 
 
 def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> list[Finding]:

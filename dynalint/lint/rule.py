@@ -33,6 +33,7 @@ class Report:
     message: str
     confidence: Confidence
     region: Region | None
+    skips_frame: bool = False  # inside a loop's body or a ``try``: a break here gives up the frame
 
 
 class Rule:
@@ -66,6 +67,7 @@ class Rule:
                 message=self.message.format(**fields) if fields else self.message,
                 confidence=confidence or self.confidence,
                 region=region or self.context.region,
+                skips_frame=self.context.skips_frame,
             )
         )
 

@@ -12,7 +12,8 @@
   targets are bound before its element is walked (LibCST holds the element first) and what they held
   outside is put back when it ends;
 - **bindings after a statement**: assignments, augmented assignments, walrus, ``with ... as`` and
-  ``list.append`` are applied when the node is left, so a query at a node sees what came before it.
+  ``list.append`` are applied when the node is left, so a query at a node sees what came before it;
+  a method no Python type has (``x.clone()``) called on an un-annotated ``forward`` input makes it a tensor.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class ValueFlow:
             values.bind(node.asname.name, None, Kind.UNKNOWN)
         elif type(node) is cst.Call:
             values.record_append(node)
+            values.confirm_tensor(node)
 
     # -- comprehensions --------------------------------------------------------------------------
     def _enter_comprehension(self, node: cst.BaseComp, values: ValueScope) -> None:

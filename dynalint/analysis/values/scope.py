@@ -28,12 +28,15 @@ from dynalint.analysis.torch_facts import (
     REDUCTIONS,
     SPLITTING_BUILTINS,
     TENSOR_ATTRIBUTES,
+    TENSOR_ONLY_METHODS,
     TorchResult,
     torch_result,
 )
 from dynalint.analysis.values.lattice import Kind, ValueType
 
 _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
+_CONTAINER_NODES = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
+_CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
 _KIND_OF_RESULT = {
@@ -54,6 +57,15 @@ class ValueScope:
     call_type: Callable[[cst.Call], ValueType | None] | None = None
     # Names bound to containers or tuples whose items are known (``params: Dict[str, Tensor]``).
     structures: dict[str, ValueType] = field(default_factory=dict)
+    # Names bound to a Python container built here (a display, a comprehension, ``list(...)``): its truth
+    # is its length, known while Dynamo traces, whatever its items are.
+    containers: set[str] = field(default_factory=set)
+    # ``self.<held>.<attr>`` is a tensor: the object ``self.<held>`` holds (a submodule, a plain helper)
+    # stores a tensor in ``attr`` (answered by the program from the classes' summaries).
+    held_tensor: Callable[[str, str], bool] | None = None
+    # Names bound to ``A or t`` / ``A and t`` with ``A`` a test on metadata: a tensor only when ``A``
+    # is false (or true), which Dynamo knows while tracing; the condition, as shown in messages.
+    conditional: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def for_function(
@@ -66,11 +78,13 @@ class ValueScope:
         parent: ValueScope | None = None,
         call_type: Callable[[cst.Call], ValueType | None] | None = None,
         parameter_types: dict[str, ValueType] | None = None,
+        held_tensor: Callable[[str, str], bool] | None = None,
     ) -> ValueScope:
         """The scope at the top of ``node``'s body; ``parameter_types`` are what the annotations say
         (read by the summarize stage, aliases expanded by the program)."""
         scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
-                    dict(parent.structures) if parent else {})
+                    dict(parent.structures) if parent else {}, set(parent.containers) if parent else set(),
+                    held_tensor)
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         is_forward = is_method and node.name.value == "forward"
@@ -78,6 +92,7 @@ class ValueScope:
         for index, param in enumerate(ordered):
             name = param.name.value
             scope.structures.pop(name, None)
+            scope.containers.discard(name)
             if is_method and index == 0:
                 scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
             elif param.annotation is not None:
@@ -119,6 +134,15 @@ class ValueScope:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
             self.structures.pop(target.value, None)
+            condition = self.condition_of(value) if value is not None and kind is None else None
+            if condition is None:
+                self.conditional.pop(target.value, None)
+            else:
+                self.conditional[target.value] = condition
+            if kind is None and value is not None and self._is_container(value):
+                self.containers.add(target.value)
+            else:
+                self.containers.discard(target.value)
             self.env[target.value] = kind if kind is not None else (
                 self.kind(value) if value is not None else Kind.UNKNOWN
             )
@@ -137,6 +161,14 @@ class ValueScope:
         item = self.kind(call.args[0].value)
         if item.is_tensor_like and self.env.get(name) is Kind.CONST and name not in self.structures:
             self.structures[name] = ValueType(Kind.CONST, item=item)
+
+    def confirm_tensor(self, call: cst.Call) -> None:
+        """``x.clone()`` on an un-annotated ``forward`` input: ``x`` is a tensor from here on (a method no
+        Python type has; Dynamo would have failed on anything else)."""
+        func = call.func
+        if (type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in TENSOR_ONLY_METHODS
+                and self.env.get(func.value.value) is Kind.INPUT):
+            self.env[func.value.value] = Kind.TENSOR
 
     def bind_loop_target(self, target: cst.BaseExpression, iterated: cst.BaseExpression) -> None:
         """``for target in iterated``, in a statement or a comprehension. ``zip(a, b)`` and ``enumerate(a)``
@@ -192,6 +224,37 @@ class ValueScope:
         return self.resolve(node.func) in SPLITTING_BUILTINS and self.kind(node.args[0].value).is_tensor_like
 
     # -- queries ------------------------------------------------------------------------------
+    def condition_of(self, node: cst.BaseExpression) -> str | None:
+        """The test on metadata under which ``node`` is a tensor, when only one is: ``x.dtype == torch.half``
+        for ``x.dtype == torch.half and t.isinf().any()``, ``not (flag)`` for ``flag or t.any()``."""
+        if type(node) is cst.Name:
+            return self.conditional.get(node.value)
+        if type(node) is not cst.BooleanOperation:
+            return None
+        left = node.left
+        if type(left) is cst.Comparison and all(type(c.operator) in (cst.Is, cst.IsNot) for c in left.comparisons):
+            return None  # ``mask is not None and mask.any()``: an optional argument, not a condition
+        if self.truth_kind(left) is not Kind.META or not self.kind(node.right).is_data_dependent:
+            return None
+        shown = cst.Module([]).code_for_node(left)
+        return shown if type(node.operator) is cst.And else f"not ({shown})"
+
+    def truth_kind(self, node: cst.BaseExpression) -> Kind:
+        """The kind of ``bool(node)``: a Python container's truth is its length, known at trace time
+        (``CONST``); anything else's is its kind."""
+        if self._is_container(node):
+            return Kind.CONST
+        if type(node) is cst.Name and (node.value in self.containers or (
+                node.value in self.structures and self.structures[node.value].elements is not None)):
+            return Kind.CONST
+        return self.kind(node)
+
+    def _is_container(self, node: cst.BaseExpression) -> bool:
+        """A Python container built by this expression: a display, a comprehension, ``list(...)``."""
+        if type(node) in _CONTAINER_NODES:
+            return True
+        return type(node) is cst.Call and self.resolve(node.func) in _CONTAINER_BUILTINS
+
     def kind(self, node: cst.BaseExpression) -> Kind:
         """The kind of value ``node`` evaluates to."""
         # Exact type tests (none of these LibCST classes is subclassed): asked of every expression a rule
@@ -237,6 +300,10 @@ class ValueScope:
             if attr in self.tensor_attrs:
                 return Kind.TENSOR
             return Kind.META if attr == "training" else Kind.UNKNOWN
+        holder = node.value
+        if (self.held_tensor is not None and type(holder) is cst.Attribute and type(holder.value) is cst.Name
+                and holder.value.value == "self" and self.held_tensor(holder.attr.value, attr)):
+            return Kind.TENSOR
         if self.resolve(node) is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
         base = self.kind(node.value)
