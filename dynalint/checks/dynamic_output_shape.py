@@ -2,10 +2,10 @@
 
 Boolean-mask indexing is recognised from the index expression itself (a comparison, ``~``/``&``/``|``
 of masks, ``isnan``-like predicates, ``.bool()``, a factory given ``dtype=torch.bool``) or from a local
-name last assigned one of those: how a value was made says it is a mask, never its name. Only a
-parameter's origin is unknown (it may hold ``long`` indices, which do not break): a parameter still
-unbound in the function is taken for a mask when its name says so (``attention_mask``,
-``text_mask_2``), at ``likely``. Mask *assignment* (``y[mask] = v``)
+name last assigned one of those: how a value was made says it is a mask, and a name never overrides
+it. Where the origin says nothing about the dtype (a parameter, a name bound from a call of a helper
+or from such a name: it may hold ``long`` indices, which do not break), the name is all there is: it
+is taken for a mask when it says so (``attention_mask``, ``text_mask_2``), at ``likely``. Mask *assignment* (``y[mask] = v``)
 does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
 """
 
@@ -37,7 +37,12 @@ class DynamicOutputShape(Rule):
         super().__init__(context)
         self._store_targets: set[int] = set()
         self._masks: list[dict[str, Confidence]] = [{}]  # local names last assigned a boolean mask, per function
-        self._parameters: list[set[str]] = [set()]  # parameters not bound again yet, per function
+        # Names whose origin says nothing about their dtype, per function: parameters, and names bound from
+        # a call of a helper (``node_mask = index_to_mask(...)``) or from another such name.
+        self._dtype_unknown: list[set[str]] = [set()]
+        # Inside an ``if``, a binding adds what a name may be: after the statement the name may hold
+        # what either branch gave it, so a mask or an unknown dtype is not forgotten there.
+        self._branch_depth = 0
         # Parameters that default to ``None``, per function: ``output_size=output_size`` may pass ``None``.
         self._none_defaults: list[set[str]] = [set()]
 
@@ -45,7 +50,7 @@ class DynamicOutputShape(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._masks.append({})
         params = node.params
-        self._parameters.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
+        self._dtype_unknown.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
         self._none_defaults.append({
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
             if isinstance(p.default, cst.Name) and p.default.value == "None"
@@ -53,7 +58,7 @@ class DynamicOutputShape(Rule):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._masks.pop()
-        self._parameters.pop()
+        self._dtype_unknown.pop()
         self._none_defaults.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -64,27 +69,54 @@ class DynamicOutputShape(Rule):
         self._store_targets.update(id(t) for t in _targets(node.target))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        mask = self._mask(original_node.value)
         for target in original_node.targets:
-            self._bind(target.target, mask)
+            self._bind(target.target, original_node.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if original_node.value is not None:
-            self._bind(original_node.target, self._mask(original_node.value))
+            self._bind(original_node.target, original_node.value)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._bind(original_node.target, None)
 
-    def _bind(self, target: cst.BaseExpression, mask: Confidence | None) -> None:
+    def visit_If(self, node: cst.If) -> None:
+        self._branch_depth += 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._branch_depth -= 1
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
+            mask = self._mask(value) if value is not None else None
+            unknown = mask is None and value is not None and self._dtype_unknown_origin(value)
+            if self._branch_depth and mask is None and not unknown and (
+                    target.value in self._masks[-1] or target.value in self._dtype_unknown[-1]):
+                return  # another path may have left it a mask, or of unknown dtype
             if mask is None:
                 self._masks[-1].pop(target.value, None)
             else:
                 self._masks[-1][target.value] = mask
-            self._parameters[-1].discard(target.value)
+            (self._dtype_unknown[-1].add if unknown else self._dtype_unknown[-1].discard)(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            unpacked = value is not None and self._dtype_unknown_origin(value)
             for element in target.elements:
-                self._bind(element.value, None)
+                if isinstance(element.value, cst.Name):
+                    self._masks[-1].pop(element.value.value, None)
+                    (self._dtype_unknown[-1].add if unpacked else self._dtype_unknown[-1].discard)(element.value.value)
+
+    def _dtype_unknown_origin(self, value: cst.BaseExpression) -> bool:
+        """A value whose origin says nothing about its dtype: a call of a helper (not ``torch.*``, not a
+        tensor method), or a name that is itself of unknown dtype."""
+        if isinstance(value, cst.Name):
+            return value.value in self._dtype_unknown[-1]
+        if isinstance(value, cst.Call):
+            func = value.func
+            resolved = self.context.resolve(func)
+            if resolved is None and isinstance(func, cst.Attribute):
+                # ``self.helper(...)`` is a helper; ``x.view(...)``, a method of a value, keeps what it knows
+                return isinstance(func.value, cst.Name) and func.value.value == "self"
+            return not (resolved or "").startswith("torch.")
+        return False
 
     # -- the patterns ---------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -145,8 +177,8 @@ class DynamicOutputShape(Rule):
         if isinstance(node, cst.Name):
             if node.value in self._masks[-1]:
                 return self._masks[-1][node.value]
-            if node.value in self._parameters[-1] and _named_as_mask(node.value) and maybe_tensor:
-                return Confidence.LIKELY  # a parameter: its name is all there is to go by
+            if node.value in self._dtype_unknown[-1] and _named_as_mask(node.value) and maybe_tensor:
+                return Confidence.LIKELY  # its origin says nothing of its dtype: the name is all there is
             return None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)
