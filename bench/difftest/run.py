@@ -101,7 +101,7 @@ def main() -> None:
             if kind in seen or len(seen) >= args.shrink:
                 continue
             seen.add(kind)
-            small = shrink(judged.program, outcome.line, outcome.outcome, args.jobs)
+            small = shrink(judged.program, outcome.line, outcome.outcome, args.jobs, outcome.gb_ids)
             (verdict,) = judge([small.source], 1)
             name = f"{outcome.outcome}_{judged.program.seed}"
             (args.cases / f"{name}.py").write_text(small.source, encoding="utf-8")

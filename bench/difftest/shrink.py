@@ -39,8 +39,10 @@ def _statements(body: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def shrink(program: Program, line: int, outcome: str, jobs: int = 2) -> Program:
-    """The smallest program found that keeps ``outcome`` (``fn`` / ``fp``) on the statement at ``line``."""
+def shrink(program: Program, line: int, outcome: str, jobs: int = 2, gb_ids: tuple[str, ...] = ()) -> Program:
+    """The smallest program found that keeps ``outcome`` (``fn`` / ``fp``) on the statement at ``line``, and
+    the same GB ids there (``gb_ids``: a removal that breaks the line for another reason, a name left
+    undefined inside a ``try``, is not the same disagreement)."""
     body = _body(program)
     first = HEADER.count("\n") + 1
     target = body[line - first]
@@ -57,7 +59,8 @@ def shrink(program: Program, line: int, outcome: str, jobs: int = 2) -> Program:
             if verdict.error is not None or not candidate.probe_lines:
                 continue
             judged = compare(candidate, verdict, predicted_breaks(candidate.source, f"prog_{candidate.seed}.py"))
-            kept = [o for o in judged.lines if o.line == candidate.probe_lines[0] and o.outcome == outcome]
+            kept = [o for o in judged.lines if o.line == candidate.probe_lines[0] and o.outcome == outcome
+                    and set(o.gb_ids) == set(gb_ids)]
             if kept:
                 body = _body(candidate)
                 break

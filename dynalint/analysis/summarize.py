@@ -393,10 +393,10 @@ class _Summarizer(ast.NodeVisitor):
         """Syntax alone says ``node`` is a tensor: a ``torch.*`` call giving one, a method no Python type
         has that gives a tensor (``h.softmax(-1)``, ``t.sum()``), or arithmetic and comparisons on those."""
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_RESULT_METHODS:
-                return True
-            resolved = self.imports.resolve(dotted_name(node.func)) or ""
-            return resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR
+            resolved = self.imports.resolve(dotted_name(node.func))
+            if resolved is not None:  # a function of a module (``math.prod``), not a method of a value
+                return resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR
+            return isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_RESULT_METHODS
         if isinstance(node, ast.Compare):
             return any(self._makes_tensor(side) for side in (node.left, *node.comparators))
         if isinstance(node, ast.BinOp):

@@ -79,6 +79,22 @@ class DynamicOutputShape(Rule):
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._bind(original_node.target, None)
 
+    def visit_For(self, node: cst.For) -> None:
+        # A loop target takes the items of what it iterates, and an item keeps the dtype: the rows of a
+        # mask are masks, an item of a parameter is as unknown as the parameter; ``zip`` pairs them up.
+        target, iterated = node.target, node.iter
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = [(target, iterated)]
+        if isinstance(iterated, cst.Call) and isinstance(target, (cst.Tuple, cst.List)):
+            called = self.context.resolve(iterated.func)
+            sources = [a.value for a in iterated.args]
+            if called == "builtins.zip" and len(sources) == len(target.elements):
+                pairs = [(element.value, source) for element, source in zip(target.elements, sources)]
+            elif called == "builtins.enumerate" and len(sources) >= 1 and len(target.elements) == 2:
+                pairs = [(target.elements[1].value, sources[0])]
+        for name, source in pairs:
+            if isinstance(name, cst.Name):
+                self._bind(name, source)
+
     def visit_If(self, node: cst.If) -> None:
         self._branch_depth += 1
 
@@ -87,6 +103,8 @@ class DynamicOutputShape(Rule):
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
+            # A mask guessed from a name carries through aliasing, ``~``/``&``/``|`` and iteration (only a
+            # mask makes sense there), not through indexing by another tensor (``order_mask[idx]``).
             mask = self._mask(value) if value is not None else None
             unknown = mask is None and value is not None and self._dtype_unknown_origin(value)
             if self._branch_depth and mask is None and not unknown and (
@@ -109,6 +127,14 @@ class DynamicOutputShape(Rule):
         tensor method), or a name that is itself of unknown dtype."""
         if isinstance(value, cst.Name):
             return value.value in self._dtype_unknown[-1]
+        if isinstance(value, cst.Subscript):
+            return self._dtype_unknown_origin(value.value)
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.BitInvert):
+            return self._dtype_unknown_origin(value.expression)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            sides = (value.left, value.right)
+            return any(map(self._dtype_unknown_origin, sides)) and all(
+                self._dtype_unknown_origin(side) or self._mask(side) is not None for side in sides)
         if isinstance(value, cst.Call):
             func = value.func
             resolved = self.context.resolve(func)
@@ -182,8 +208,9 @@ class DynamicOutputShape(Rule):
             return None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)
-        if isinstance(node, cst.Subscript):
-            return self._mask(node.value) if maybe_tensor else None  # indexing keeps the dtype
+        if isinstance(node, cst.Subscript):  # indexing keeps the dtype, where the dtype is known
+            guessed = isinstance(node.value, cst.Name) and node.value.value in self._dtype_unknown[-1]
+            return self._mask(node.value) if maybe_tensor and not guessed else None
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
             sides = [self._mask(node.left), self._mask(node.right)]
             if sides == [None, None]:
