@@ -66,3 +66,42 @@ def test_a_helper_that_returns_a_comparison_of_tensors_returns_a_tensor() -> Non
 
 def test_a_plain_object_keeps_the_tensor_its_constructor_computed() -> None:
     assert findings("DYN104") == [(32, "for step in range(int(self.sizes.widest)):")]
+
+
+MASKS = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def keep_rows(rows):
+        return rows
+
+
+    class Pick(nn.Module):
+        def forward(self, x: torch.Tensor, text_mask, text_mask_2, order_mask):
+            a = x[text_mask]
+            b = x[text_mask_2]
+            for t, m in zip(x, text_mask):
+                c = t[m]
+            valid = x[:, 0] > 0
+            d = x[valid]
+            mask_count = x.shape[0] - 1
+            e = x[mask_count]
+            picked = order_mask[torch.argsort(x[:, 0])]
+            f = x[picked]
+            return a, b, c, d, e, f
+
+
+    torch.compile(Pick())
+""")
+
+
+def test_a_value_is_a_mask_by_how_it_was_made_and_a_name_is_read_only_where_nothing_else_is_known() -> None:
+    lines = MASKS.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(MASKS, "pick.py", Config(select=("DYN105",)))]
+    assert flagged == [
+        "a = x[text_mask]",  # parameters: their names are all there is, and both say mask
+        "b = x[text_mask_2]",
+        "c = t[m]",  # an item of a mask-named parameter, whatever the loop calls it
+        "d = x[valid]",  # a comparison makes a mask, whatever its name
+    ]  # not ``x[mask_count]`` (an int, by how it was made) nor ``x[picked]`` (indexing spreads no guess)
