@@ -6,15 +6,23 @@ that take sizes are data in ``torchapi`` (``SIZED_FACTORIES``, ``SIZED_METHODS``
 of them is reported, never a tensor passed as a value (``torch.full((3,), t)``). A size read with
 ``int(t)`` first is DYN104's break, not this one: after it the size is a Python int. A slice of a tensor
 (``x.new_ones(h[:2])``, a typo for ``h.shape[:2]``) is never a 0-d size: torch raises ``TypeError`` there,
-eager or compiled, and Dynamo does not break, so it is not reported.
+eager or compiled, and Dynamo does not break, so it is not reported. Only a tensor computed while
+Dynamo traces breaks: one that exists before the trace (a parameter of the function, an attribute of
+``self`` or of an object it holds, a buffer) is read as a size when the graph is built, with no break
+(measured on torch 2.13 for ``torch.zeros(t)`` with ``t`` an input, a buffer and a helper's attribute).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from typing import TYPE_CHECKING
+
 from dynalint.analysis.torch_facts import SIZED_FACTORIES, SIZED_METHODS
 from dynalint.lint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 
 class DataDependentSize(Rule):
@@ -23,6 +31,47 @@ class DataDependentSize(Rule):
     message = "`{call}` in compiled code takes a size from a tensor's values and breaks the graph"
     help = "Pass sizes as Python ints (from shapes, not values), or set `capture_scalar_outputs` and bound the size with `torch._check`"
     gb_ids = ("GB0033",)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        # Names of tensors that exist before the trace, per function: parameters, and names bound to one.
+        self._parameters: list[set[str]] = [set()]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        self._parameters.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._parameters.pop()
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name) and self._before_the_trace(original_node.value):
+                self._parameters[-1].add(target.target.value)  # ``n = self.lengths.max_len``
+            else:
+                self._rebound(target.target)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self._rebound(original_node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._rebound(node.target)
+
+    def _rebound(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self._parameters[-1].discard(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._rebound(element.value)
+
+    def _before_the_trace(self, size: cst.BaseExpression) -> bool:
+        """A tensor that exists before Dynamo traces: a parameter, ``self.<...>``, or a name bound to one."""
+        if isinstance(size, cst.Name):
+            return size.value in self._parameters[-1]
+        root = size
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(size, cst.Attribute) and isinstance(root, cst.Name) and root.value == "self"
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.settings.capture_scalar_outputs:
@@ -41,7 +90,7 @@ class DataDependentSize(Rule):
         sizes = [a.value for index, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
                  if positions is None or index in positions]
         sizes += [a.value for a in node.args if a.keyword is not None and a.keyword.value in keywords]
-        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size)]
+        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size) and not self._before_the_trace(size)]
         tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
         if tensor_kinds:
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)
