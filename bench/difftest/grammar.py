@@ -199,6 +199,10 @@ def use_while(rng: random.Random, setup: list[str], counter: list[int]) -> tuple
 
 def use_assert(rng: random.Random, setup: list[str], counter: list[int]) -> tuple[list[str], str]:
     # Not ``assert [x]``: Dynamo 2.13 fails on it with its own TypeError (GB0112), not code anyone writes.
+    if rng.random() < 0.3:  # a plain assert on tensor data, always true for the inputs the programs get
+        value = rng.choice(
+            ["torch.isfinite(x).all()", "(x == x).all()", "mask.any()", "(idx >= 0).all()", "not (x != x).any()"])
+        return [f"assert {value}"], "assert/plain-tensor"
     kind = rng.choice(["cond_data", "py_bool"])
     value = _value(rng, kind, setup, counter, rng.random() < 0.5)
     value = f"({value}) or True"  # never fails: a failing assert raises, and Dynamo breaks on the raise

@@ -1,11 +1,14 @@
 """DYN102 ``data-dependent-branch``: Python asks a tensor for its truth. Page: ``rules/DYN102-data-dependent-branch.md``.
 
 Python asks a value for its truth in more places than ``if``: the test of ``if``, ``while``, a
-conditional expression, ``assert`` and a comprehension's ``if``; the operand of ``not``; and every
+conditional expression and a comprehension's ``if``; the operand of ``not``; and every
 operand of ``and`` / ``or`` but the last, wherever the operation stands (``keep = t.any() or force``
 asks ``t.any()``; ``keep = force or t.any()`` only returns it). This rule follows those truth tests
 down to the values they ask (``_tested``), and the value analysis says which of them are tensors.
-A container of tensors is a Python object whose truth is its length (``if outs:``), never data.
+A container of tensors is a Python object whose truth is its length (``if outs:``), never data. The
+test of ``assert`` is the exception: Dynamo turns ``assert t.all()`` into a check in the graph, with no
+break (measured on torch 2.13; DYN108's page proves it), so only the truth tests inside it count
+(``assert t.all() or strict`` asks ``t.all()`` in its ``or``, and breaks).
 An operand Dynamo never evaluates is skipped: the right side of ``is_compiling() or X`` and of
 ``not is_compiling() and X``, with the guard spelled through a helper or a name bound to a
 combination holding it (``under_trace = torch.jit.is_scripting() or is_compiling()``). A data test that
@@ -51,9 +54,6 @@ class DataDependentBranch(Rule):
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._truth_test(node.test, "A comprehension's `if`")
-
-    def visit_Assert(self, node: cst.Assert) -> None:
-        self._truth_test(node.test, "`assert`")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and id(node) not in self._judged:
