@@ -55,7 +55,10 @@ def flagged(body: str) -> list[int]:
     # A name bound to an ``or`` whose result may be the tensor is asked later.
     ("either = force or y.any()\nif either:\n    y = y * 2", [2]),
     ("assert (y.abs().max() < 1e9) or force", [1]),  # the ``or`` asks; the assert alone would not
-    ("assert (y.abs().max() < 1e9)", []),  # Dynamo turns a plain assert on a tensor into a check in the graph
+    ("assert (y.abs().max() < 1e9)", []),
+    ("if [y] or y.any():\n    y = y + 1", []),  # a non-empty display is true: the tensor is never asked
+    ("if () or y.any():\n    y = y + 1", [1]),  # an empty one is false: it is
+    ("parts = [y]\nif parts or y.any():\n    y = y + 1", []),  # Dynamo turns a plain assert on a tensor into a check in the graph
     ("assert not y.isnan().any()", [1]),  # but ``not`` asks first
 ])
 def test_truth_is_asked_of_every_operand_but_the_last(body: str, lines: list[int]) -> None:

@@ -83,7 +83,9 @@ class DataDependentBranch(Rule):
             if mark:
                 self._judged.add(id(expression))
             tested = self._tested(expression.left, mark)
-            if not self.context.never_evaluated(expression):
+            known = self.context.values.static_truth(expression.left)
+            short_circuits = known is (not isinstance(expression.operator, cst.And)) if known is not None else False
+            if not self.context.never_evaluated(expression) and not short_circuits:
                 tested += self._tested(expression.right, mark)
             return tested
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):

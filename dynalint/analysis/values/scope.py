@@ -66,6 +66,8 @@ class ValueScope:
     # Names bound to ``A or t`` / ``A and t`` with ``A`` a test on metadata: a tensor only when ``A``
     # is false (or true), which Dynamo knows while tracing; the condition, as shown in messages.
     conditional: dict[str, str] = field(default_factory=dict)
+    # Names bound to a display whose truth is known without running anything (``parts = [y]``: true).
+    truths: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def for_function(
@@ -134,6 +136,11 @@ class ValueScope:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
             self.structures.pop(target.value, None)
+            truth = self.static_truth(value) if value is not None and kind is None else None
+            if truth is None:
+                self.truths.pop(target.value, None)
+            else:
+                self.truths[target.value] = truth
             condition = self.condition_of(value) if value is not None and kind is None else None
             if condition is None:
                 self.conditional.pop(target.value, None)
@@ -238,6 +245,17 @@ class ValueScope:
             return None
         shown = cst.Module([]).code_for_node(left)
         return shown if type(node.operator) is cst.And else f"not ({shown})"
+
+    def static_truth(self, node: cst.BaseExpression) -> bool | None:
+        """The truth of ``node`` when the code alone says it: a display (``[y]`` is true, ``()`` false),
+        ``True``/``False``/``None``, or a name bound to one of those."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+            return bool(node.elements)
+        if type(node) is cst.Name:
+            if node.value in self.truths:
+                return self.truths[node.value]
+            return {"True": True, "False": False, "None": False}.get(node.value)
+        return None
 
     def truth_kind(self, node: cst.BaseExpression) -> Kind:
         """The kind of ``bool(node)``: a Python container's truth is its length, known at trace time
