@@ -127,6 +127,11 @@ def check(
     from dynalint.project.config_tree import ConfigTree
 
     paths = paths or ((STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
+    conflict = _conflict(add_noqa=add_noqa, write_baseline=write_baseline is not None, baseline=baseline is not None,
+                         verify=verify, stdin=STDIN in paths)
+    if conflict:
+        click.echo(f"dynalint: error: {conflict}", err=True)
+        sys.exit(EXIT_ERROR)
     try:
         start = Path(stdin_filename) if stdin_filename and paths == (STDIN,) else Path.cwd()
         config = load(config_file, start if start.exists() else Path.cwd())
@@ -190,13 +195,15 @@ def check(
         added = noqa_writer.add_noqa(result.findings)
         for line in added.left:
             click.echo(f"dynalint: not annotated: {line}", err=True)
-        click.echo(f"Added {added.directives} noqa directives to {added.files} files", err=True)
+        if not quiet:
+            click.echo(f"Added {_count(added.directives, 'noqa directive')} to {_count(added.files, 'file')}", err=True)
         sys.exit(EXIT_CLEAN)
     if write_baseline is not None:
         from dynalint.output import baseline as findings_baseline
 
         written = findings_baseline.write(result.findings, write_baseline)
-        click.echo(f"Wrote {written} findings to the baseline {write_baseline}", err=True)
+        if not quiet:
+            click.echo(f"Wrote {_count(written, 'finding')} to the baseline {write_baseline}", err=True)
         sys.exit(EXIT_CLEAN)
     if baseline is not None and not verify:
         result.findings = _without_baseline(result.findings, baseline, quiet)
@@ -219,6 +226,31 @@ def check(
         click.echo(summary(result.findings, result.files_checked, result.skipped,
                            color=progress.wants_color(sys.stderr, os.environ)), err=True, color=True)
     sys.exit(status)
+
+
+# Pairs of options that cannot both hold, and why: refused with exit 2 rather than one silently winning.
+_CONFLICTS = (
+    ("add_noqa", "write_baseline", "--add-noqa and --write-baseline", "each is a run of its own that edits or writes files"),
+    ("write_baseline", "baseline", "--write-baseline and --baseline", "a new baseline records every finding, the old one "
+                                                                      "would hide some"),
+    ("add_noqa", "baseline", "--add-noqa and --baseline", "--add-noqa annotates every finding, the baseline would hide some"),
+    ("add_noqa", "verify", "--add-noqa and --verify", "--add-noqa writes the static findings and stops before verifying"),
+    ("write_baseline", "verify", "--write-baseline and --verify", "a static baseline records static findings; with "
+                                                                   "--verify, --baseline takes a break census instead"),
+    ("add_noqa", "stdin", "--add-noqa and `-`", "standard input is no file to write the comments into"),
+)
+
+
+def _conflict(**given: bool) -> str | None:
+    """The first pair of options given together that cannot both hold, said in one line."""
+    for first, second, options, why in _CONFLICTS:
+        if given[first] and given[second]:
+            return f"{options} cannot be used together: {why}"
+    return None
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _without_baseline(findings: list, path: Path, quiet: bool) -> list:

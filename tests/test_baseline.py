@@ -91,7 +91,7 @@ def test_add_noqa_silences_every_finding_and_keeps_the_file_otherwise_as_it_was(
     before = dynalint(tmp_path, "--output-format", "json", ".")
     assert sorted(codes(before)) == [(6, "DYN201"), (7, "DYN101"), (9, "DYN101"), (10, "DYN101")]
     added = dynalint(tmp_path, "--add-noqa", ".")
-    assert added.returncode == 0 and "Added 3 noqa directives to 1 files" in added.stderr, added.stderr
+    assert added.returncode == 0 and "Added 3 noqa directives to 1 file" in added.stderr, added.stderr
     assert "m.py:10: the line ends inside a string" in added.stderr
     after = target.read_bytes().decode("utf-8")
     assert after.split("\r\n") == [

@@ -482,3 +482,35 @@ def test_folder_passed_explicitly_under_a_build_named_parent_is_linted(
     result = invoke([str(tmp_path / "build" / "proj")])
     assert [(line, code) for _, line, _, code in findings(result.stdout)] == [(PRINT_LINE, "DYN201")]
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("flags", [
+    ["--add-noqa", "--write-baseline", "b.json"],
+    ["--write-baseline", "new.json", "--baseline", "old.json"],
+    ["--add-noqa", "--baseline", "old.json"],
+    ["--add-noqa", "--verify"],
+    ["--write-baseline", "b.json", "--verify"],
+    ["--add-noqa", "-"],
+])
+def test_options_that_cannot_both_hold_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   flags: list[str]) -> None:
+    (tmp_path / "m.py").write_text(PRINT, encoding="utf-8")
+    (tmp_path / "old.json").write_text("[]", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    monkeypatch.chdir(tmp_path)
+    result = _runner().invoke(main, ["check", "--no-cache", *flags, *([] if "-" in flags else ["m.py"])], input="")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "cannot be used together" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == PRINT
+
+
+@pytest.mark.parametrize("flags", [["--add-noqa"], ["--write-baseline", "b.json"], []])
+def test_quiet_prints_no_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]) -> None:
+    (tmp_path / "m.py").write_text(PRINT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    loud = _runner().invoke(main, ["check", "--no-cache", *flags, "m.py"])
+    (tmp_path / "m.py").write_text(PRINT, encoding="utf-8")
+    quiet = _runner().invoke(main, ["check", "--no-cache", "-q", *flags, "m.py"])
+    assert loud.stderr.strip() and quiet.stderr == "", quiet.stderr
+    assert "1 files" not in loud.stderr and "1 findings" not in loud.stderr and "1 noqa directives" not in loud.stderr

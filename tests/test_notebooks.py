@@ -294,7 +294,7 @@ def test_add_noqa_writes_into_the_cell_and_nothing_else(tmp_path: Path, monkeypa
                                      code(COMPILE)))
     write(tmp_path, {"nb.ipynb": original})
     result = run(tmp_path, monkeypatch, "--add-noqa", "nb.ipynb")
-    assert result.exit_code == 0 and "Added 1 noqa directives to 1 files" in result.stderr, result.output
+    assert result.exit_code == 0 and "Added 1 noqa directive to 1 file" in result.stderr, result.output
     after = (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
     expected = json.loads(original)
     expected["cells"][2]["source"][2] = "    print(y)  # why \u00e9  # noqa: DYN201\n"
