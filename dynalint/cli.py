@@ -61,13 +61,18 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
 
 
-@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="dynalint")
 def main() -> None:
-    """Find torch.compile graph breaks before running the code."""
+    """Find torch.compile graph breaks before running the code.
+
+    `dynalint PATH...` is short for `dynalint check PATH...` (default: the current folder).
+    Common options of check: --output-format FORMAT, --select/--ignore CODES, --add-noqa,
+    --baseline FILE, --verify, -q. `dynalint check --help` lists them all.
+    """
 
 
-@main.command()
+@main.command(short_help="Lint files and folders (the default command).")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--output-format", type=click.Choice(list(REPORTERS)), default="text", show_default=True)
 @click.option("--min-confidence", type=click.Choice([c.value for c in reversed(Confidence)]),
@@ -329,7 +334,7 @@ def _verify(
     return result, comparison.failed
 
 
-@main.command()
+@main.command(short_help="Remove the project's cache folder.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
 def clean(config_file: Path | None) -> None:
     """Remove the cache folder of the project (`cache-dir`, else .dynalint_cache in its root)."""
@@ -373,7 +378,7 @@ def rule(code_or_name: str) -> None:
     click.echo(page.text.rstrip())
 
 
-@main.command()
+@main.command(short_help="Run the language server on stdin/stdout.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes for big runs (default: the CPUs this process may use).")
 def server(jobs: int | None) -> None:
@@ -388,7 +393,7 @@ def server(jobs: int | None) -> None:
     language_server.serve(jobs)
 
 
-@main.command(name="rules")
+@main.command(name="rules", short_help="List the rules (--coverage: every GB id).")
 @click.option("--output-format", type=click.Choice(sorted(rule_table.RENDERERS)), default="text", show_default=True)
 @click.option("--coverage", is_flag=True, help="Show the coverage map of torch's graph-break registry instead.")
 def list_rules(output_format: str, coverage: bool) -> None:

@@ -514,3 +514,14 @@ def test_quiet_prints_no_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     quiet = _runner().invoke(main, ["check", "--no-cache", "-q", *flags, "m.py"])
     assert loud.stderr.strip() and quiet.stderr == "", quiet.stderr
     assert "1 files" not in loud.stderr and "1 findings" not in loud.stderr and "1 noqa directives" not in loud.stderr
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_top_level_help_says_what_a_bare_path_means_and_cuts_no_description(
+        monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    shown = _runner().invoke(main, ["--help"]).stdout
+    assert "`dynalint PATH...` is short for `dynalint check PATH...`" in " ".join(shown.split())
+    commands = shown.split("Commands:")[1].strip().splitlines()
+    assert {line.split()[0] for line in commands} == {"check", "clean", "rule", "rules", "server"}
+    assert not any(line.rstrip().endswith("...") for line in commands), commands
