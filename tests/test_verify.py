@@ -491,3 +491,16 @@ def test_verify_without_torch_exits_2_and_names_the_extra(tmp_path: Path) -> Non
     )
     assert completed.returncode == 2, completed.stderr
     assert "dynalint[verify]" in completed.stderr
+
+
+@pytest.mark.torch
+def test_device_cuda_on_a_torch_without_cuda_is_a_usage_error(tmp_path: Path) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this torch sees a CUDA device")
+    folder = copy_fixture("outcomes", tmp_path)
+    ran = dynalint("check", "--no-cache", "--verify", "--device", "cuda", "a_confirmed.py", cwd=folder)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr.count("\n") == 1 and "--device cuda" in ran.stderr and "no CUDA device" in ran.stderr, ran.stderr
+    assert "verified on" not in ran.stderr and ran.stdout == ""

@@ -64,6 +64,11 @@ def _device(requested: str) -> str:
 
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda" and not torch.cuda.is_available():
+        # A usage error, said once before any job: not a run where every finding is "unverifiable".
+        print(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device auto or cpu",
+              file=sys.stderr)
+        sys.exit(2)
     return requested
 
 
