@@ -74,6 +74,17 @@ def test_gitignore_nested_files_and_negations(repo: Path) -> None:
     assert _discovered(repo) == {"a.py", "keep_gen.py", "sub/c.py", "sub/x_gen.py"}
 
 
+@pytest.mark.parametrize("bad", ["!", "\\", "[z-a]"])
+def test_a_gitignore_line_git_accepts_and_ignores_is_ignored_with_a_warning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, {".gitignore": f"ignored/\n{bad}\n*_gen.py\n", "a.py": PRINT, "ignored/b.py": PRINT, "x_gen.py": PRINT})
+    result = _check(tmp_path, monkeypatch, ".")
+    assert result.exit_code == 1, result.output  # linted, not an internal error
+    assert _found(result) == {("a.py", "DYN201")}  # the valid lines around the bad one still hold
+    assert f".gitignore:2: invalid pattern `{bad}` ignored" in result.stderr
+
+
 def test_gitignore_applies_when_walking_a_subfolder(repo: Path) -> None:
     assert _discovered(repo / "sub", Config(root=repo)) == {"c.py", "x_gen.py"}
 

@@ -209,6 +209,7 @@ def discover(
             if key not in seen:
                 seen.add(key)
                 found.files.append(candidate)
+    found.warnings += [w for w in gitignore.invalid_patterns if w not in found.warnings]
     return found
 
 

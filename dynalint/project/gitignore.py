@@ -36,9 +36,15 @@ def work_tree(folder: Path) -> Path | None:
     return None
 
 
+# ``.gitignore`` lines git accepts and ignores but ``pathspec`` refuses (``!``, a lone ``\``, ``[z-a]``),
+# one line each for the run's warnings; read by discovery, emptied by ``forget``.
+invalid_patterns: list[str] = []
+
+
 @lru_cache(maxsize=4096)
 def _spec(folder: Path, name: str = ".gitignore") -> pathspec.GitIgnoreSpec | None:
-    """The patterns of ``folder/name``, or ``None`` when it is absent or unreadable."""
+    """The patterns of ``folder/name``, or ``None`` when it is absent or unreadable. A pattern git ignores
+    as invalid is left out, as git leaves it out, and named in ``invalid_patterns``."""
     try:
         with open(folder / name, encoding="utf-8", errors="replace") as stream:
             lines = stream.read().splitlines()
@@ -48,7 +54,19 @@ def _spec(folder: Path, name: str = ".gitignore") -> pathspec.GitIgnoreSpec | No
         return None
     import pathspec  # about 20 ms: only for trees that have .gitignore files
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # noqa: BLE001 - pathspec raises several types for one bad line: find it below
+        pass
+    kept = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except Exception:  # noqa: BLE001 - the same refusal, line by line
+            invalid_patterns.append(f"{folder / name}:{number}: invalid pattern `{line}` ignored, as git ignores it")
+        else:
+            kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
 
 
 def _verdict(spec: pathspec.GitIgnoreSpec | None, relative: str) -> bool | None:
@@ -92,3 +110,4 @@ def forget() -> None:
     """Start a run without the ``.gitignore`` files earlier runs in this process read."""
     work_tree.cache_clear()
     _spec.cache_clear()
+    invalid_patterns.clear()
