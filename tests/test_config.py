@@ -280,3 +280,19 @@ def test_exclude_does_not_match_above_the_config_root(project: Path, tmp_path: P
     result = invoke([str(elsewhere)])
     assert codes(result.stdout) == ALL_THREE
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(("toml", "said"), [
+    ("tool = 3\n", "`tool` must be a table, got 3"),
+    ('tool = "x"\n', "`tool` must be a table, got 'x'"),
+    ("[tool.dynalint]\nmax-file-size-kb = 1e300\n", "`max-file-size-kb` must be at most 1,073,741,824 KiB"),
+    ("[tool.dynalint]\nmax-file-seconds = 1e12\n", "`max-file-seconds` must be at most 31,536,000 seconds"),
+])
+def test_a_config_that_cannot_hold_is_a_usage_error_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, said: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(toml, encoding="utf-8")
+    (tmp_path / "m.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "m.py"])
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr

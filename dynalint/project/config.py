@@ -147,7 +147,15 @@ def declares_dynalint(folder: Path) -> bool:
     except tomllib.TOMLDecodeError as error:
         # It may hold our settings: guessing the defaults instead would be silent and wrong.
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
-    return "dynalint" in data.get("tool", {})
+    return "dynalint" in _tool_table(data, path)
+
+
+def _tool_table(data: dict[str, object], path: Path) -> dict[str, object]:
+    """The ``[tool]`` table of a TOML file; a ``tool`` that is no table (``tool = 3``) is a config error."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table, got {tool!r}")
+    return tool
 
 
 def load(config_file: Path | None = None, start: Path | None = None) -> Config:
@@ -161,8 +169,8 @@ def load(config_file: Path | None = None, start: Path | None = None) -> Config:
         raise ConfigError(f"{path}: cannot read the config file: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
-    table = data.get("tool", {}).get("dynalint", {}) if path.name == "pyproject.toml" else data.get(
-        "tool", {}
+    table = _tool_table(data, path).get("dynalint", {}) if path.name == "pyproject.toml" else _tool_table(
+        data, path
     ).get("dynalint", data)
     return parse(table, path)
 
@@ -251,11 +259,18 @@ def _limits(table: dict[str, object], where: str) -> _Limits:
     return limits
 
 
+# Above these a limit means "none" and overflows where it becomes a byte count or a timer: a terabyte, a year.
+_LARGEST = {"KiB": float(2**30), "seconds": 365 * 24 * 3600.0}
+
+
 def positive_number(value: object, key: str, where: str, unit: str) -> float:
     """``value`` as a float when it is a positive, finite number; else a ``ConfigError`` naming ``key``."""
     # `0 < v < inf` is false for nan too, which TOML allows and which would never compare as a limit.
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
         raise ConfigError(f"{where}: `{key}` must be a positive, finite number of {unit}, got {value!r}")
+    largest = _LARGEST.get(unit)
+    if largest is not None and value > largest:
+        raise ConfigError(f"{where}: `{key}` must be at most {largest:,.0f} {unit}, got {value!r}")
     return float(value)
 
 
