@@ -47,6 +47,16 @@ class _DefaultToCheck(click.Group):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # A crash of dynalint itself is exit 2 with a report, never 1, which means "findings".
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception:  # noqa: BLE001 - anything else is a bug of ours
+            click.echo(f"dynalint {__version__}: internal error, please report it:\n" + traceback.format_exc(), err=True)
+            sys.exit(EXIT_ERROR)
+
 
 def _holds_python(path: str) -> bool:
     from dynalint.project import files
@@ -159,7 +169,7 @@ def check(
     # it lints such code only where the factories ran (``verify.verify`` calls ``Pipeline.relint``).
     libraries = files.third_party(paths, config.root) if verify else ()
     deferred = libraries if config.verify_factories else ()
-    static_paths = [p for p in paths if p == STDIN or str(Path(p).resolve()) not in deferred]
+    static_paths = [p for p in paths if p == STDIN or os.path.realpath(p) not in deferred]
     bar = progress.Progress(sys.stderr) if progress.wants_progress(sys.stderr, os.environ) and not quiet else None
     pipeline = Pipeline(
         ConfigTree(config, overrides, fixed=config_file is not None),

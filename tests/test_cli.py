@@ -525,3 +525,27 @@ def test_top_level_help_says_what_a_bare_path_means_and_cuts_no_description(
     commands = shown.split("Commands:")[1].strip().splitlines()
     assert {line.split()[0] for line in commands} == {"check", "clean", "rule", "rules", "server"}
     assert not any(line.rstrip().endswith("...") for line in commands), commands
+
+
+def test_a_symlink_loop_named_explicitly_is_its_own_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    monkeypatch.chdir(tmp_path)
+    for extra in ([], ["--verify"]):  # --verify resolves the named paths first, to tell installed code apart
+        result = _runner().invoke(main, ["check", "--no-cache", *extra, "a.py"])
+        assert "Traceback" not in result.stderr, result.stderr
+        assert result.exit_code == 1 and "DYN902" in result.stdout and "symlink loop" in result.stdout, result.output
+
+
+def test_a_crash_of_dynalint_itself_exits_2_not_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dynalint.project import files
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(files, "third_party", broken)  # runs before the pipeline's own guard
+    (tmp_path / "m.py").write_text(PRINT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = _runner().invoke(main, ["check", "--no-cache", "--verify", "m.py"])
+    assert result.exit_code == 2, result.output
+    assert "internal error, please report it" in result.stderr and "ZeroDivisionError: planted" in result.stderr

@@ -299,7 +299,7 @@ def third_party(paths: Sequence[str], root: Path) -> tuple[str, ...]:
     or ``dist-packages``, or outside the config folder ``root``."""
     found = []
     for raw in paths:
-        path = Path(raw).resolve()
+        path = Path(os.path.realpath(raw))  # not ``resolve()``: a symlink loop named explicitly must not raise
         if not path.exists():
             continue
         try:
