@@ -4,7 +4,8 @@
 
 Generates ``--programs`` programs from consecutive seeds (``grammar.py``), runs each under Dynamo on the
 CPU (``oracle.py``; verdicts are kept in ``~/.cache/dynalint-bench/difftest-verdicts.json`` by the
-program's hash, and ``--cached`` never runs Dynamo for a program it has judged before), lints each with
+program's hash, so a program judged before is never run again; ``--cached`` runs Dynamo for none and scores
+only the programs with a kept verdict), lints each with
 dynalint, and prints the per-line confusion tables (``compare.py``) by use, by construct, by line role and
 by rule, with the agreement on traced lines. ``--shrink K`` cuts K disagreements down (``shrink.py``)
 and writes them to ``--cases`` as regression cases with their recorded verdicts. About 0.3 s a program
@@ -35,11 +36,11 @@ def _key(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:20]
 
 
-def verdicts_for(programs: list[Program], jobs: int, cache: Path) -> list[Verdict]:
-    """Dynamo's verdict on each program, from the cache where it has one."""
+def verdicts_for(programs: list[Program], jobs: int, cache: Path, cached_only: bool = False) -> list[Verdict]:
+    """Dynamo's verdict on each program, from the cache where it has one (only from it, ``cached_only``)."""
     known: dict[str, dict[str, object]] = json.loads(cache.read_text()) if cache.is_file() else {}
     missing = [p for p in programs if _key(p.source) not in known]
-    if missing:
+    if missing and not cached_only:
         for program, verdict in zip(missing, judge([p.source for p in missing], jobs)):
             if verdict.error != "the worker died":
                 known[_key(program.source)] = verdict.as_json()
@@ -55,6 +56,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the first seed; programs use consecutive seeds")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=VERDICTS, help="where Dynamo's verdicts are kept")
+    parser.add_argument("--cached", action="store_true",
+                        help="never run Dynamo: score only the programs whose verdicts are kept")
     parser.add_argument("--shrink", type=int, default=0, help="shrink this many disagreements")
     parser.add_argument("--cases", type=Path, default=HERE.parents[1] / "tests" / "difftest_cases",
                         help="where shrunk disagreements are written")
@@ -63,11 +66,14 @@ def main() -> None:
 
     started = time.perf_counter()
     programs = [generate(seed) for seed in range(args.seed, args.seed + args.programs)]
-    verdicts = verdicts_for(programs, args.jobs, args.cache)
+    verdicts = verdicts_for(programs, args.jobs, args.cache, args.cached)
     judged_at = time.perf_counter()
     results = []
-    errors = 0
+    errors = not_judged = 0
     for program, verdict in zip(programs, verdicts):
+        if verdict.error == "not judged":
+            not_judged += 1
+            continue
         if verdict.error is not None:
             errors += 1
             continue
@@ -75,7 +81,7 @@ def main() -> None:
     by = tables(results)
     total = sum((c for c in by["role"].values()), start=type(next(iter(by["role"].values())))())
     print(f"{len(programs)} programs (seeds {args.seed}..{args.seed + args.programs - 1}), {errors} raised "
-          f"and were left out; Dynamo {judged_at - started:.0f} s, dynalint {time.perf_counter() - judged_at:.0f} s")
+          f"and were left out{f', {not_judged} have no kept verdict (--cached)' if not_judged else ''}; Dynamo {judged_at - started:.0f} s, dynalint {time.perf_counter() - judged_at:.0f} s")
     print(f"per-line agreement on traced lines: {agreement(total):.4f} "
           f"(tp {total['tp']}, fn {total['fn']}, fp {total['fp']}, tn {total['tn']}; "
           f"findings on untraced lines: {total['untraced']}; conditional findings on clean lines: "
