@@ -48,14 +48,12 @@ class LintContext:
         # ``eager = not is_compiling()`` (False), and combinations holding a guard.
         self._guard_names: dict[str, bool] = {}
         self._flow = ValueFlow()  # narrowing, branch joins, loop and comprehension bindings
-        # Blocks where a graph break makes Dynamo give up the whole frame (a loop's body, a ``try``):
-        # ids of those blocks, and how many of them the walk stands in, per function.
-        self._frame_skipping_blocks: set[int] = set()
-        self._frame_skipping_depth: dict[str | None, int] = {}
-        # Code that runs only on some paths: an ``if``'s branches, a conditional expression's arms, the
-        # right operand of ``and``/``or``; how deep the walk stands in it, per function.
-        self._conditional_parts: set[int] = set()
-        self._conditional_depth: dict[str | None, int] = {}
+        # Parts of the code the walk counts its depth in, per function (node id -> _SKIPS_FRAME and/or
+        # _CONDITIONAL): where a graph break makes Dynamo give up the whole frame (a loop's body, a
+        # ``try``), and code that runs only on some paths (an ``if``'s branches, a conditional
+        # expression's arms, the right operand of ``and``/``or``). One lookup per node.
+        self._parts: dict[int, int] = {}
+        self._depth: dict[tuple[str | None, int], int] = {}  # (function, part kind) -> how deep
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -96,7 +94,7 @@ class LintContext:
         a ``try`` statement, where it cannot resume, it gives up the frame, and no later line is traced.
         Only a break on every path counts: not one under an ``if``, a conditional arm or a short circuit."""
         function = self._stack[-1].function
-        return self._frame_skipping_depth.get(function, 0) > 0 and not self._conditional_depth.get(function, 0)
+        return self._depth.get((function, _SKIPS_FRAME), 0) > 0 and not self._depth.get((function, _CONDITIONAL), 0)
 
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
         """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
@@ -150,36 +148,43 @@ class LintContext:
             self._enter_function(node, top)
         elif self._uncompiled_blocks and id(node) in self._uncompiled_blocks:
             self._stack.append(_Frame("block", top.qualname, top.function, None, top.values))
-        if type(node) is cst.BooleanOperation and self.never_evaluated(node):
-            self._uncompiled_blocks.add(id(node.right))
-        if type(node) is cst.For or type(node) is cst.While:
-            self._frame_skipping_blocks.update(map(id, (node.body, node.orelse) if node.orelse else (node.body,)))
+        if type(node) is cst.BooleanOperation:
+            if self.never_evaluated(node):
+                self._uncompiled_blocks.add(id(node.right))
+            self._mark(_CONDITIONAL, node.right)
+        elif type(node) is cst.For or type(node) is cst.While:
+            self._mark(_SKIPS_FRAME, node.body, node.orelse)
         elif type(node) is cst.Try or type(node) is cst.TryStar:
-            self._frame_skipping_blocks.add(id(node))
-        if type(node) is cst.If:
-            self._conditional_parts.update(map(id, (node.body, node.orelse) if node.orelse else (node.body,)))
-        elif type(node) is cst.IfExp:
-            self._conditional_parts.update((id(node.body), id(node.orelse)))
-        elif type(node) is cst.BooleanOperation:
-            self._conditional_parts.add(id(node.right))
-        function = self._stack[-1].function
-        if self._frame_skipping_blocks and id(node) in self._frame_skipping_blocks:
-            self._frame_skipping_depth[function] = self._frame_skipping_depth.get(function, 0) + 1
-        if id(node) in self._conditional_parts:
-            self._conditional_depth[function] = self._conditional_depth.get(function, 0) + 1
-        if type(node) is cst.If:
+            self._mark(_SKIPS_FRAME, node)
+        elif type(node) is cst.If:
+            self._mark(_CONDITIONAL, node.body, node.orelse)
             self._mark_uncompiled_branch(node)
+        elif type(node) is cst.IfExp:
+            self._mark(_CONDITIONAL, node.body, node.orelse)
         elif type(node) is cst.IndentedBlock or type(node) is cst.Module:
             after = statements_after_early_exit(node.body, self.is_compiling_check, CST)
             self._uncompiled_blocks.update(map(id, after))
+        part = self._parts.get(id(node))
+        if part:
+            self._step_in(part, 1)
         self._flow.enter(node, self.values)
+
+    def _mark(self, kind: int, *parts: cst.CSTNode | None) -> None:
+        for part in parts:
+            if part is not None:
+                self._parts[id(part)] = self._parts.get(id(part), 0) | kind
+
+    def _step_in(self, part: int, step: int) -> None:
+        function = self._stack[-1].function
+        for kind in (_SKIPS_FRAME, _CONDITIONAL):
+            if part & kind:
+                self._depth[function, kind] = self._depth.get((function, kind), 0) + step
 
     def leave(self, node: cst.CSTNode) -> None:
         self._flow.leave(node, self.values)
-        if self._frame_skipping_blocks and id(node) in self._frame_skipping_blocks:
-            self._frame_skipping_depth[self._stack[-1].function] -= 1
-        if id(node) in self._conditional_parts:
-            self._conditional_depth[self._stack[-1].function] -= 1
+        part = self._parts.get(id(node))
+        if part:
+            self._step_in(part, -1)
         if (type(node) is cst.ClassDef or type(node) is cst.FunctionDef
                 or (self._uncompiled_blocks and id(node) in self._uncompiled_blocks)):
             self._stack.pop()
@@ -256,6 +261,9 @@ class LintContext:
             # ``else:`` holds a block; ``elif`` is a nested ``If`` that is untraced as a whole.
             orelse = node.orelse
             self._uncompiled_blocks.add(id(orelse.body if isinstance(orelse, cst.Else) else orelse))
+
+
+_SKIPS_FRAME, _CONDITIONAL = 1, 2  # kinds of part in LintContext._parts
 
 
 def _join(prefix: str, name: str) -> str:

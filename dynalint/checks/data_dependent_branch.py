@@ -75,23 +75,21 @@ class DataDependentBranch(Rule):
     def _truth_test(self, test: cst.BaseExpression, construct: str) -> None:
         self._report_first(self._tested(test), test, construct, self._static_guard(test))
 
-    def _tested(self, expression: cst.BaseExpression, mark: bool = True) -> list[cst.BaseExpression]:
+    def _tested(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The values whose truth Python asks when it asks ``expression``'s, in evaluation order,
-        without the operands Dynamo never evaluates; with ``mark``, the ``and``/``or``/``not`` on the
-        way count as judged (the walk reaches them later, standalone)."""
+        without the operands Dynamo never evaluates; the ``and``/``or``/``not`` on the way count as
+        judged (the walk reaches them later, standalone)."""
         if isinstance(expression, cst.BooleanOperation):
-            if mark:
-                self._judged.add(id(expression))
-            tested = self._tested(expression.left, mark)
+            self._judged.add(id(expression))
+            tested = self._tested(expression.left)
             known = self.context.values.static_truth(expression.left)
             short_circuits = known is (not isinstance(expression.operator, cst.And)) if known is not None else False
             if not self.context.never_evaluated(expression) and not short_circuits:
-                tested += self._tested(expression.right, mark)
+                tested += self._tested(expression.right)
             return tested
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
-            if mark:
-                self._judged.add(id(expression))
-            return self._tested(expression.expression, mark)
+            self._judged.add(id(expression))
+            return self._tested(expression.expression)
         if isinstance(expression, cst.Call) and self.context.resolve(expression.func) == "builtins.bool":
             return []  # reported once, at the ``bool()`` call
         return [expression]
