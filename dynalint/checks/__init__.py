@@ -34,6 +34,7 @@ from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
 from dynalint.checks.random_call import RandomCall
 from dynalint.checks.rank_divergent_break import RankDivergentBreak
 from dynalint.checks.recurrent_module_call import RecurrentModuleCall
+from dynalint.checks.skipped_library_call import SkippedLibraryCall
 from dynalint.checks.skipped_torch_function import SkippedTorchFunction
 from dynalint.checks.sparse_tensor import SparseTensor
 from dynalint.checks.tensor_as_int import TensorAsInt
@@ -54,6 +55,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ExplicitGraphBreak,
     DisabledCall,
     SkippedTorchFunction,
+    SkippedLibraryCall,
     TensorItem,
     DataDependentBranch,
     TensorBoundedSlice,

@@ -8,6 +8,7 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN001', 'explicit-graph-break', True, '>=2.4'),
     ('DYN002', 'disabled-call', True, '>=2.4'),
     ('DYN003', 'skipped-torch-function', True, '>=2.4'),
+    ('DYN004', 'skipped-library-call', True, '>=2.4'),
     ('DYN101', 'tensor-item', True, '>=2.4'),
     ('DYN102', 'data-dependent-branch', True, '>=2.4'),
     ('DYN103', 'tensor-bounded-slice', True, '>=2.4'),

@@ -1,0 +1,198 @@
+"""Derive the table of library calls Dynamo cannot trace, by measuring each on the installed torch.
+
+    python bench/skiplist/derive.py            # measure, print the table, rewrite the generated module
+    python bench/skiplist/derive.py --check    # measure and print only; exit 1 if the module is stale
+
+Every call in ``candidates.CALLS`` runs inside a function compiled with ``torch.compile`` on the CPU,
+judged by the differential tester's oracle (the recorders ``--verify`` uses). A call *breaks* when Dynamo
+logs a graph break on its line. Beside the measurement the table shows what torch's trace rules say of
+the function (``trace_rules.lookup`` / ``check_verbose``): ``skipped`` when they mark it skipped, and
+``inlined`` when Dynamo inlines it and the break comes from inside. Calls another rule already reports
+(``copy.deepcopy`` is DYN207's, the clock is DYN204's) are left to that rule.
+
+The calls that break and no other rule owns are written to ``dynalint/analysis/skipped_library_calls.py``,
+which DYN004 reads; a torch-marked test checks the module against the installed torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench" / "difftest"), str(Path(__file__).resolve().parent)]
+
+from candidates import CALLS, EXTRA_IMPORTS  # noqa: E402
+
+GENERATED = ROOT / "dynalint" / "analysis" / "skipped_library_calls.py"
+OWN_CODE = "DYN004"
+
+PRELUDE = '''import dataclasses
+import enum
+
+import torch
+{imports}
+
+CFG = {{"a": 1, "size": 2}}
+BLOB = pickle.dumps(CFG)
+TEXT = "aab"
+
+
+def helper(a, b=1):
+    return a
+
+
+@dataclasses.dataclass
+class Conf:
+    size: int = 2
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+conf = Conf()
+
+
+def probe(x):
+    value = {call}
+    return x + 1
+
+
+torch.compile(probe, backend="eager")(torch.ones(3))
+'''
+
+def top_module(name: str) -> str:
+    return name.split(".")[0]
+
+
+def importable(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def program(call: str, modules: list[str]) -> str:
+    imports = "\n".join(f"import {module}" for module in modules)
+    return PRELUDE.format(imports=imports, call=call)
+
+
+def call_line(text: str) -> int:
+    return next(number for number, line in enumerate(text.splitlines(), 1) if line.startswith("    value = "))
+
+
+def resolve(name: str) -> object:
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            target = getattr(target, attribute)
+        return target
+    raise ImportError(name)
+
+
+def trace_rules_say(name: str) -> str:
+    """``skipped`` when torch's trace rules mark the function skipped, else ``inlined``."""
+    from torch._dynamo import trace_rules
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    target = resolve(name)
+    if trace_rules.lookup(target) is SkipFunctionVariable:
+        return "skipped"
+    try:
+        return "skipped" if trace_rules.check_verbose(target).skipped else "inlined"
+    except Exception:  # noqa: BLE001 - C types with no file: lookup above already decided
+        return "inlined"
+
+
+def owner(text: str) -> str | None:
+    from dynalint.api import lint_source
+
+    line = call_line(text)
+    codes = sorted({f.code for f in lint_source(text, "probe.py") if f.start.line == line and f.code != OWN_CODE})
+    return ", ".join(codes) or None
+
+
+def measure() -> list[dict[str, object]]:
+    from oracle import judge
+
+    import torch
+
+    installed = {name for name in CALLS if importable(top_module(name))}
+    modules = sorted({top_module(name) for name in installed} | set(EXTRA_IMPORTS) | {"pickle"}
+                     | {n.rsplit(".", 1)[0] for n in installed if n.count(".") > 1})
+    texts = {name: program(CALLS[name], modules) for name in installed}
+    names = sorted(installed)
+    verdicts = judge([texts[name] for name in names])
+    rows: list[dict[str, object]] = []
+    for name, verdict in zip(names, verdicts):
+        line = call_line(texts[name])
+        gb_ids = sorted({gb for gb in verdict.breaks.get(line, []) if gb})
+        rows.append({"name": name, "error": verdict.error, "breaks": bool(verdict.breaks.get(line)),
+                     "gb": gb_ids[0] if gb_ids else "", "rules": trace_rules_say(name), "owner": owner(texts[name])})
+    for name in sorted(set(CALLS) - installed):
+        rows.append({"name": name, "error": "not installed", "breaks": False, "gb": "", "rules": "", "owner": None})
+    rows.sort(key=lambda row: str(row["name"]))
+    print(f"torch {torch.__version__}: {len(CALLS)} calls, {len(installed)} measured", file=sys.stderr)
+    return rows
+
+
+def render(rows: list[dict[str, object]], torch_version: str) -> str:
+    """The generated module: calls measured to break that no other rule owns, plus the entries of
+    modules not installed here, kept from the module as it was."""
+    kept = {str(row["name"]): (str(row["gb"]), str(row["rules"])) for row in rows
+            if row["breaks"] and not row["owner"] and not row["error"]}
+    absent = {str(row["name"]) for row in rows if row["error"] == "not installed"}
+    kept.update({name: entry for name, entry in previous_table().items() if name in absent})
+    body = "\n".join(f'    "{name}": ("{gb}", "{rules}"),' for name, (gb, rules) in sorted(kept.items()))
+    return f'''"""Library calls Dynamo cannot trace, measured on torch {torch_version} (generated: do not edit).
+
+Written by ``python bench/skiplist/derive.py``, which compiles one call of each candidate on the CPU and
+keeps those that break the graph and that no other rule reports. Each name maps to the GB id Dynamo
+logged and to what torch's trace rules say of the function: ``skipped`` (marked skipped, the break is at
+the call) or ``inlined`` (Dynamo inlines it and breaks inside). DYN004 reads this table.
+"""
+
+MEASURED_ON = "{torch_version}"
+
+SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {{
+{body}
+}}
+'''
+
+
+def previous_table() -> dict[str, tuple[str, str]]:
+    try:
+        from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_CALLS
+    except ImportError:
+        return {}
+    return dict(SKIPPED_LIBRARY_CALLS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the module is stale")
+    options = parser.parse_args()
+    import torch
+
+    rows = measure()
+    print(f"{'call':32} {'breaks':7} {'GB':7} {'trace rules':12} owner / error")
+    for row in rows:
+        note = row["error"] or row["owner"] or ""
+        print(f"{row['name']:32} {'yes' if row['breaks'] else 'no':7} {row['gb']!s:7} {row['rules']!s:12} {note}")
+    text = render(rows, torch.__version__.split("+")[0])
+    if options.check:
+        stale = not GENERATED.exists() or GENERATED.read_text(encoding="utf-8") != text
+        print("stale" if stale else "up to date", file=sys.stderr)
+        return 1 if stale else 0
+    GENERATED.write_text(text, encoding="utf-8")
+    print(f"wrote {GENERATED.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""DYN004: library calls Dynamo cannot trace, from a table measured on the installed torch.
+
+The static tests lint small modules (no torch). The torch-marked test runs ``bench/skiplist/derive.py``'s
+measurement again, one compiled program per candidate call, and checks the generated table against it
+both ways: every listed call still breaks with the recorded GB id and trace-rules verdict, and every
+candidate that breaks, installed here and owned by no other rule, is listed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_CALLS
+from dynalint.api import lint_source
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODULE = '''import torch
+{imports}
+
+
+class Tagger(torch.nn.Module):
+    def forward(self, x, name):
+        {line}
+        return x + 1
+
+
+def outside(name):
+    {line}
+'''
+
+
+def _dyn004_lines(imports: str, line: str) -> list[int]:
+    text = MODULE.format(imports=imports, line=line)
+    return [f.start.line for f in lint_source(text, "tagger.py") if f.code == "DYN004"]
+
+
+def test_a_measured_call_in_a_forward_is_flagged_and_the_same_call_outside_compiled_code_is_not() -> None:
+    assert _dyn004_lines("import zlib", "seed = zlib.crc32(name.encode())") == [7]
+
+
+def test_calls_are_resolved_through_the_imports() -> None:
+    assert _dyn004_lines("from zlib import crc32 as checksum", "seed = checksum(name.encode())") == [7]
+    assert _dyn004_lines("import os.path as osp", "seen = osp.exists(name)") == [7]
+
+
+@pytest.mark.parametrize("line", ["m = re.match('a+', name)", "p = struct.pack('i', 3)", "j = os.path.join(name, 'b')",
+                                  "s = inspect.signature(print)", "q = math.sqrt(4.0)"])
+def test_calls_measured_as_traced_are_not_flagged(line: str) -> None:
+    assert _dyn004_lines("import inspect, math, os, re, struct", line) == []
+
+
+def test_a_local_function_with_a_listed_name_is_not_flagged() -> None:
+    assert _dyn004_lines("def crc32(data):\n    return 3", "seed = crc32(name)") == []
+
+
+def test_the_table_leaves_calls_other_rules_report_to_them() -> None:
+    owned_elsewhere = {"time.time", "random.random", "copy.deepcopy", "warnings.warn", "logging.info"}
+    assert not owned_elsewhere & set(SKIPPED_LIBRARY_CALLS)
+
+
+@pytest.mark.torch
+def test_the_table_is_what_the_installed_torch_does() -> None:
+    sys.path.insert(0, str(ROOT / "bench" / "skiplist"))
+    import derive
+
+    rows = derive.measure()
+    measured = {str(row["name"]): (str(row["gb"]), str(row["rules"])) for row in rows
+                if row["breaks"] and not row["owner"] and not row["error"]}
+    installed = {str(row["name"]) for row in rows if row["error"] != "not installed"}
+    listed = {name: entry for name, entry in SKIPPED_LIBRARY_CALLS.items() if name in installed}
+    assert listed == measured
+    traced = {str(row["name"]) for row in rows if not row["breaks"] and not row["error"]}
+    assert {"re.match", "dataclasses.asdict", "os.path.join"} <= traced  # the table's negatives are measured too
