@@ -378,3 +378,37 @@ def test_a_delta_past_its_limit_rewrites_the_pack_and_removes_the_delta(
     assert (folder / "summaries.pack").read_bytes() != whole
     assert not (folder / "summaries.delta.pack").exists()
     assert findings(tmp_path, use_cache=False) == findings(tmp_path) == [("helpers.py", 2, "DYN201")]
+
+
+def test_a_caller_elsewhere_that_starts_passing_a_tensor_re_reports_the_callee(tmp_path: Path) -> None:
+    """A parameter's kind comes from what the callers pass, and callers live in files the callee's
+    import closure does not hold: the callee's findings must follow an edit of its caller."""
+    write(tmp_path, {**PROJECT, "pkg/helpers.py": """
+        import torch
+
+
+        def widen(x, n: int | torch.Tensor):
+            return x.repeat(int(n))
+    """, "pkg/model.py": """
+        import torch
+
+        from pkg.helpers import widen
+
+
+        @torch.compile
+        def step(x):
+            return widen(x, x.shape[0])
+    """})
+    assert findings(tmp_path, "pkg/helpers.py") == []
+    write(tmp_path, {"pkg/model.py": """
+        import torch
+
+        from pkg.helpers import widen
+
+
+        @torch.compile
+        def step(x):
+            return widen(x, x.sum())
+    """})
+    assert findings(tmp_path, "pkg/helpers.py") == findings(tmp_path, "pkg/helpers.py", use_cache=False) == [
+        ("helpers.py", 6, "DYN104")]

@@ -109,3 +109,30 @@ def test_a_break_that_gives_up_the_frame_hides_what_follows(body: str, lines: li
     assert [f.start.line - FIRST + 1 for f in found] == lines
     if named is not None:  # the first finding names the line it hides, as a line of the file
         assert f"line {int(named.split()[1]) + FIRST - 1}" in found[0].message
+
+
+def findings_of(body: str) -> list[tuple[int, str, str]]:
+    source = MODULE.replace("{body}", textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+    return [(f.start.line - FIRST + 1, f.confidence.value, f.message)
+            for f in lint_source(source, "block.py", Config(select=("DYN102",)))]
+
+
+@pytest.mark.parametrize(("body", "condition"), [
+    # A Python test before the tensor, however deep the tensor sits: Dynamo evaluates the test while
+    # tracing, and only one of its values reaches the tensor.
+    ("while (self.depth > 1 or y.sum() > 0) and force:\n    y = y * 2", "not (self.depth > 1)"),
+    ("if (self.training and y.isnan().any()) or force:\n    y = y * 2", "self.training"),
+    ("if force or y.any():\n    y = y + 1", "not (force)"),
+])
+def test_a_tensor_asked_only_under_a_python_test_is_likely_and_names_it(body: str, condition: str) -> None:
+    [(line, confidence, message)] = findings_of(body)
+    assert (line, confidence) == (1, "likely")
+    assert f"only when `{condition}`" in message
+
+
+def test_the_result_of_tensor_or_python_is_the_tensor_only_when_the_tensor_is_true() -> None:
+    """``kept = t.all() or flag`` asks the tensor where it stands (certain); a later ``if kept`` asks it
+    again only when it was true, since otherwise ``kept`` is the flag."""
+    found = findings_of("kept = (y > 0).all() or force\nif kept:\n    y = y + 1")
+    assert [(line, confidence) for line, confidence, _ in found] == [(1, "certain"), (2, "likely")]
+    assert "only when `(y > 0).all()`" in found[1][2]

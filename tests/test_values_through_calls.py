@@ -105,3 +105,46 @@ def test_a_value_is_a_mask_by_how_it_was_made_and_a_name_is_read_only_where_noth
         "c = t[m]",  # an item of a mask-named parameter, whatever the loop calls it
         "d = x[valid]",  # a comparison makes a mask, whatever its name
     ]  # not ``x[mask_count]`` (an int, by how it was made) nor ``x[picked]`` (indexing spreads no guess)
+
+
+HELD_SIZES = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Lengths:
+        def __init__(self, lengths):
+            self.widest = lengths.amax()
+
+
+    class Router(nn.Module):
+        def forward(self, h):
+            return h.argmax(-1), h.softmax(-1)
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.router = Router()
+            self.sizes = Lengths(torch.tensor([2, 3]))
+
+        def forward(self, x):
+            picked, _ = self.router(x)
+            widest = self.sizes.widest
+            a = torch.full((self.sizes.widest,), 1.0)
+            b = torch.zeros((widest if torch.is_tensor(x) else x.size(1)))
+            c = torch.zeros((picked.sum(),))
+            return a, b, c
+
+
+    torch.compile(Net())
+""")
+
+
+def test_a_size_built_from_a_tensor_an_object_held_before_the_trace_is_no_data_dependent_size() -> None:
+    """``self.sizes.widest`` existed before Dynamo traced (``__init__`` computed it): a size made of it,
+    in a tuple or a conditional expression, is what Dynamo was given, not data read while tracing
+    (measured by the differential tester). A size read from a tensor computed in the trace still is."""
+    lines = HELD_SIZES.splitlines()
+    found = [lines[f.start.line - 1].strip() for f in lint_source(HELD_SIZES, "net.py", Config(select=("DYN109",)))]
+    assert found == ["c = torch.zeros((picked.sum(),))"]

@@ -85,6 +85,10 @@ class Program:
     _registrations: dict[str, list[tuple[ModuleSummary, str]]] | None = field(default=None, repr=False)
     _call_arguments: dict[str, list[tuple[ModuleSummary, int, str | None, list[str]]]] | None = field(
         default=None, repr=False)
+    # Every call site in compiled code, by the function it runs: (the caller, the call). Filled while the
+    # regions are computed, which resolves each call of each compiled function once.
+    callers: dict[str, list[tuple[str, CallSite]]] = field(default_factory=dict, repr=False)
+    _passed_memo: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -464,14 +468,45 @@ class Program:
         return module.type_aliases.get(name) if module is not None else None
 
     def parameter_types(self, qualified: str) -> dict[str, ValueType]:
-        """Each annotated parameter of a function of the tree -> what its annotation says it is."""
+        """Each parameter of a function of the tree whose type is known -> that type: a Python value where
+        every call of it in compiled code passes one (``passed_python``), else what its annotation says."""
         if qualified not in self._parameters_memo:
             entry = self.functions.get(qualified)
             written = entry.definition.annotations if entry else {}
-            self._parameters_memo[qualified] = {
-                name: type_hints.value_type(annotation, self.type_alias) for name, annotation in written.items()
-            }
+            types = {name: type_hints.value_type(annotation, self.type_alias) for name, annotation in written.items()}
+            types.update({name: ValueType(Kind.META) for name in self.passed_python(qualified)})
+            self._parameters_memo[qualified] = types
         return self._parameters_memo[qualified]
+
+    def passed_python(self, qualified: str) -> frozenset[str]:
+        """The parameters that every call of ``qualified`` in compiled code passes a Python value (a shape,
+        an int read from one, a constant). Empty for an entry point (a compile target, or a ``forward``
+        nothing in the tree calls), whose callers are not in the tree: its annotations decide."""
+        if qualified in self._passed_memo:
+            return self._passed_memo[qualified]
+        self._passed_memo[qualified] = frozenset()  # recursion through the callers' own results
+        region = self.regions.get(qualified)
+        sites = self.callers.get(qualified, [])
+        if region is None or not sites or (region.entry == qualified and region.confidence is Confidence.CERTAIN):
+            return frozenset()
+        definition = self.functions[qualified].definition
+        names = [name for name, _ in definition.params]
+        first = 1 if definition.class_name is not None and "staticmethod" not in definition.decorators else 0
+        found: set[str] | None = None
+        for caller, call in sites:
+            if call.splat:
+                return frozenset()
+            python = set(call.python_args) | {slot for slot, callee, element in call.via_returns
+                                              if self._returns_python(caller, callee, element)}
+            here = {name for index, name in enumerate(names[first:]) if index in python or name in python}
+            found = here if found is None else found & here
+        self._passed_memo[qualified] = frozenset(found or ())
+        return self._passed_memo[qualified]
+
+    def _returns_python(self, caller: str, callee: str, element: int) -> bool:
+        """Whether every function ``callee`` (written in ``caller``) may run gives a Python value in ``element``."""
+        targets = self.resolve_calls(caller, callee)
+        return bool(targets) and all(element in self.functions[t.function].definition.python_returns for t in targets)
 
     def return_type(self, qualified: str) -> ValueType:
         """What a call of a function of the tree returns: its return annotation, else a tensor where
@@ -607,6 +642,7 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
         program.regions[qualified] = region
         path = program.functions[qualified].module.path
         for call, callee in program.callees(qualified):
+            program.callers.setdefault(callee.function, []).append((qualified, call))
             if callee.function in program.regions or not program.is_traced(callee.function):
                 continue
             name = program.display_name(callee.function)

@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from dynalint.analysis import dispatch, type_hints
+from dynalint.analysis.call_arguments import FunctionArguments, has_splat
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
@@ -150,6 +151,7 @@ class _Summarizer(ast.NodeVisitor):
         self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {}  # ``visit_<type>`` methods
         self._depth = 0  # of the node being visited
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
+        self._arguments: list[FunctionArguments] = []  # per enclosing function: what its calls are passed
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
@@ -270,8 +272,13 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
+        self._arguments.append(FunctionArguments())
         outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
+        arguments = self._arguments.pop()
+        for index, python, via in arguments.settle():
+            function.calls[index] = function.calls[index]._replace(python_args=python, via_returns=via)
+        function.python_returns = arguments.returned_elements()
         function.nesting = self.deepest - self._depth
         function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
         self.deepest = max(outer_deepest, self.deepest)
@@ -320,6 +327,9 @@ class _Summarizer(ast.NodeVisitor):
                 self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
+        if function is not None and self._arguments:
+            for target in targets:
+                self._arguments[-1].bind(target, value)
         dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
         for target in targets:
             dotted = dotted_name(target)
@@ -368,6 +378,8 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         function = self._current_function()
+        if self._arguments:
+            self._arguments[-1].returns(node.value)
         if function is not None and isinstance(node.value, ast.Tuple):
             shape = tuple(self._makes_tensor(element) for element in node.value.elts)
             if function.returns_elements is None or len(function.returns_elements) == len(shape):
@@ -405,7 +417,24 @@ class _Summarizer(ast.NodeVisitor):
             return self._makes_tensor(node.operand)
         return False
 
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if self._arguments and not self._arguments[-1].is_python(node.value):
+            self._arguments[-1].bind(node.target, None)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        if self._arguments:
+            self._arguments[-1].bind(node.target, node.value)
+        self.generic_visit(node)
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if self._arguments and node.optional_vars is not None:
+            self._arguments[-1].bind(node.optional_vars, None)
+        self.generic_visit(node)
+
     def visit_For(self, node: ast.For) -> None:
+        if self._arguments:
+            self._arguments[-1].bind(node.target, None)
         function = self._current_function()
         iterated = node.iter
         if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
@@ -423,7 +452,9 @@ class _Summarizer(ast.NodeVisitor):
         resolved = self.imports.resolve(callee)
         function = self._current_function()
         if function is not None and callee:
-            function.calls.append(CallSite(node.lineno, callee))
+            function.calls.append(CallSite(node.lineno, callee, splat=has_splat(node)))
+            if self._arguments:
+                self._arguments[-1].call(len(function.calls) - 1, node)
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)

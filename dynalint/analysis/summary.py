@@ -23,6 +23,11 @@ class CallSite(NamedTuple):
 
     line: int
     callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
+    # The arguments that are Python values under Dynamo (``call_arguments``): positions and keywords.
+    python_args: tuple[int | str, ...] = ()
+    # Arguments that are a name bound to a call's result: (slot, the callee as written, the element or -1).
+    via_returns: tuple[tuple[int | str, str, int], ...] = ()
+    splat: bool = False  # ``f(*args)`` / ``f(**kwargs)``: which parameter gets what is not known
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,9 @@ class FunctionSummary(_PickledAsTuple):
     # ``return a.argmax(-1), a.softmax(-1)``: per element, whether it is a tensor expression; ``None``
     # when no ``return`` gives a tuple display, or two give tuples of different lengths.
     returns_elements: tuple[bool, ...] | None = None
+    # The elements of the result that are Python values under Dynamo on every ``return`` (``-1``: the
+    # whole non-tuple value), by ``call_arguments``: ``return x.shape[1], None`` gives ``(0,)``.
+    python_returns: tuple[int, ...] = ()
     annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
     returns: Annotation | None = None  # the return annotation
     # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:

@@ -75,29 +75,34 @@ class DataDependentBranch(Rule):
     def _truth_test(self, test: cst.BaseExpression, construct: str) -> None:
         self._report_first(self._tested(test), test, construct, self._static_guard(test))
 
-    def _tested(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """The values whose truth Python asks when it asks ``expression``'s, in evaluation order,
-        without the operands Dynamo never evaluates; the ``and``/``or``/``not`` on the way count as
-        judged (the walk reaches them later, standalone)."""
+    def _tested(self, expression: cst.BaseExpression,
+                condition: str | None = None) -> list[tuple[cst.BaseExpression, str | None]]:
+        """The values whose truth Python asks when it asks ``expression``'s, in evaluation order, each
+        with the Python test under which it is asked at all (``(flag or t.any()) and n``: ``t.any()``
+        only when ``not (flag)``), without the operands Dynamo never evaluates; the ``and``/``or``/``not``
+        on the way count as judged (the walk reaches them later, standalone)."""
         if isinstance(expression, cst.BooleanOperation):
             self._judged.add(id(expression))
-            tested = self._tested(expression.left)
+            tested = self._tested(expression.left, condition)
             known = self.context.values.static_truth(expression.left)
             short_circuits = known is (not isinstance(expression.operator, cst.And)) if known is not None else False
             if not self.context.never_evaluated(expression) and not short_circuits:
-                tested += self._tested(expression.right)
+                reached = self.context.values.condition_of(expression)
+                if reached is not None and condition is not None:
+                    reached = f"{condition} and {reached}"
+                tested += self._tested(expression.right, reached or condition)
             return tested
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             self._judged.add(id(expression))
-            return self._tested(expression.expression)
+            return self._tested(expression.expression, condition)
         if isinstance(expression, cst.Call) and self.context.resolve(expression.func) == "builtins.bool":
             return []  # reported once, at the ``bool()`` call
-        return [expression]
+        return [(expression, condition)]
 
-    def _report_first(self, tested: list[cst.BaseExpression], node: cst.CSTNode, construct: str,
-                      static: str | None) -> None:
+    def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
+                      construct: str, static: str | None) -> None:
         """One finding for the first tested value that is a tensor (Python stops at the first break)."""
-        for value in tested:
+        for value, reached_when in tested:
             if self.context.guard(value) is not None:
                 continue  # its truth is known whenever Dynamo traces (``under = is_compiling() or t.any()``)
             kind = self.context.values.truth_kind(value)
@@ -105,7 +110,7 @@ class DataDependentBranch(Rule):
                 continue  # the ``.item()`` / ``int()`` that produced the value breaks first, and is reported there
             if not kind.is_data_dependent:
                 continue
-            condition = static or self.context.values.condition_of(value)
+            condition = static or reached_when or self.context.values.condition_of(value)
             if condition is not None:
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
                 self.report(node, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")

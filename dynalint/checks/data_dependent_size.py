@@ -65,13 +65,21 @@ class DataDependentSize(Rule):
                 self._rebound(element.value)
 
     def _before_the_trace(self, size: cst.BaseExpression) -> bool:
-        """A tensor that exists before Dynamo traces: a parameter, ``self.<...>``, or a name bound to one."""
+        """A tensor that exists before Dynamo traces: a parameter, ``self.<...>``, or a name bound to one;
+        a display or a conditional expression whose tensor parts all are (``(self.spans.longest,)``)."""
+        if isinstance(size, (cst.Tuple, cst.List)):
+            return all(self._not_traced_tensor(element.value) for element in size.elements)
+        if isinstance(size, cst.IfExp):
+            return self._not_traced_tensor(size.body) and self._not_traced_tensor(size.orelse)
         if isinstance(size, cst.Name):
             return size.value in self._parameters[-1]
         root = size
         while isinstance(root, cst.Attribute):
             root = root.value
         return isinstance(size, cst.Attribute) and isinstance(root, cst.Name) and root.value == "self"
+
+    def _not_traced_tensor(self, part: cst.BaseExpression) -> bool:
+        return self._before_the_trace(part) or not self.context.kind(part).is_tensor_like
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.settings.capture_scalar_outputs:

@@ -7,6 +7,8 @@ about it. The digest covers each of those:
 - the file's content hash and display name, the rules selected for it and the config;
 - its compiled regions, each with its why-chain (a caller elsewhere that starts or stops compiling
   one of its functions changes this, even when no file it imports changed);
+- the parameters of its compiled functions that every caller passes a Python value (callers live in
+  files that import this one, which the import closure does not cover);
 - the Dynamo settings in force for the tree;
 - the content of every module it imports, transitively (``ImportClosure``): calls, bases, attribute
   types, ``disable`` aliases and re-exports are all resolved through imports, so whatever the program
@@ -37,7 +39,7 @@ class ImportClosure:
     """
 
     def __init__(self, program: Program, contents: Mapping[str, str]) -> None:
-        self._program = program
+        self.program = program
         self._contents = contents
         self._direct: dict[str, frozenset[str]] = {}
         self._digest: dict[str, str] = {}
@@ -102,14 +104,14 @@ class ImportClosure:
     def _imports(self, module: str) -> frozenset[str]:
         """Modules of the tree that ``module`` names in an import (each package on the way included)."""
         if module not in self._direct:
-            summary = self._program.modules.get(module)
+            summary = self.program.modules.get(module)
             found: set[str] = set()
             if summary is not None:
                 for target in summary.imports.aliases.values():
                     parts = target.split(".")
                     found.update(
                         prefix for prefix in (".".join(parts[:n]) for n in range(1, len(parts) + 1))
-                        if prefix in self._program.modules and prefix != module
+                        if prefix in self.program.modules and prefix != module
                     )
             self._direct[module] = frozenset(found)
         return self._direct[module]
@@ -137,5 +139,6 @@ def findings_digest(
         settings,
         repr(sorted(regions, key=lambda pair: pair[0])),
         closure.digest(module),
+        repr(sorted((name, sorted(closure.program.passed_python(name))) for name, _ in regions)),
     ]
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()

@@ -82,8 +82,8 @@ class ValueScope:
         parameter_types: dict[str, ValueType] | None = None,
         held_tensor: Callable[[str, str], bool] | None = None,
     ) -> ValueScope:
-        """The scope at the top of ``node``'s body; ``parameter_types`` are what the annotations say
-        (read by the summarize stage, aliases expanded by the program)."""
+        """The scope at the top of ``node``'s body; ``parameter_types`` are what the program knows of the
+        parameters: what every call in compiled code passes, else what the annotations say."""
         scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
                     dict(parent.structures) if parent else {}, set(parent.containers) if parent else set(),
                     held_tensor)
@@ -97,7 +97,7 @@ class ValueScope:
             scope.containers.discard(name)
             if is_method and index == 0:
                 scope.env[name] = Kind.UNKNOWN  # ``self``: attributes are typed separately
-            elif param.annotation is not None:
+            elif param.annotation is not None or name in annotated:
                 declared = annotated.get(name, ValueType())
                 scope.env[name] = declared.kind
                 if declared.item is not Kind.UNKNOWN or declared.elements is not None:
@@ -141,7 +141,7 @@ class ValueScope:
                 self.truths.pop(target.value, None)
             else:
                 self.truths[target.value] = truth
-            condition = self.condition_of(value) if value is not None and kind is None else None
+            condition = (self.condition_of(value) or self._kept_when(value)) if value is not None and kind is None else None
             if condition is None:
                 self.conditional.pop(target.value, None)
             else:
@@ -232,8 +232,10 @@ class ValueScope:
 
     # -- queries ------------------------------------------------------------------------------
     def condition_of(self, node: cst.BaseExpression) -> str | None:
-        """The test on metadata under which ``node`` is a tensor, when only one is: ``x.dtype == torch.half``
-        for ``x.dtype == torch.half and t.isinf().any()``, ``not (flag)`` for ``flag or t.any()``."""
+        """The Python test under which ``node`` is a tensor, when only one is: ``x.dtype == torch.half``
+        for ``x.dtype == torch.half and t.isinf().any()``, ``not (flag)`` for ``flag or t.any()``. The test
+        is anything that is not tensor data (metadata, a config attribute, an argument): Dynamo evaluates
+        it while tracing, and only one of its values reaches the tensor."""
         if type(node) is cst.Name:
             return self.conditional.get(node.value)
         if type(node) is not cst.BooleanOperation:
@@ -241,10 +243,23 @@ class ValueScope:
         left = node.left
         if type(left) is cst.Comparison and all(type(c.operator) in (cst.Is, cst.IsNot) for c in left.comparisons):
             return None  # ``mask is not None and mask.any()``: an optional argument, not a condition
-        if self.truth_kind(left) is not Kind.META or not self.kind(node.right).is_data_dependent:
+        if self.truth_kind(left) is Kind.CONST and self.static_truth(left) is not None:
+            return None  # ``True or t.any()``: decided here, not a condition
+        if self.truth_kind(left).is_data_dependent or not self.kind(node.right).is_data_dependent:
             return None
         shown = cst.Module([]).code_for_node(left)
         return shown if type(node.operator) is cst.And else f"not ({shown})"
+
+    def _kept_when(self, node: cst.BaseExpression) -> str | None:
+        """``t.all() or flag`` gives the tensor only when the tensor is true (``and``: when it is false);
+        the test it breaks on is asked where it stands, and a later truth test of the result asks it again
+        only then."""
+        if type(node) is not cst.BooleanOperation or not self.truth_kind(node.left).is_data_dependent:
+            return None
+        if self.truth_kind(node.right).is_data_dependent:
+            return None
+        shown = cst.Module([]).code_for_node(node.left)
+        return shown if type(node.operator) is cst.Or else f"not ({shown})"
 
     def static_truth(self, node: cst.BaseExpression) -> bool | None:
         """The truth of ``node`` when the code alone says it: a display (``[y]`` is true, ``()`` false),
