@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from dynalint.analysis import dispatch, type_hints
-from dynalint.analysis.call_arguments import FunctionArguments, has_splat
+from dynalint.analysis.call_arguments import FunctionArguments
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
@@ -275,10 +275,7 @@ class _Summarizer(ast.NodeVisitor):
         self._arguments.append(FunctionArguments())
         outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
-        arguments = self._arguments.pop()
-        for index, python, via in arguments.settle():
-            function.calls[index] = function.calls[index]._replace(python_args=python, via_returns=via)
-        function.python_returns = arguments.returned_elements()
+        function.python_returns = self._arguments.pop().returned_elements()
         function.nesting = self.deepest - self._depth
         function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
         self.deepest = max(outer_deepest, self.deepest)
@@ -305,11 +302,16 @@ class _Summarizer(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self._assignment(node.targets, node.value)
         self.generic_visit(node)
+        if self._arguments:  # after the value's own calls were read: ``n = helper(n)`` passes the old ``n``
+            for target in node.targets:
+                self._arguments[-1].bind(target, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._assignment([node.target], node.value)
         self.generic_visit(node)
+        if self._arguments and node.value is not None:
+            self._arguments[-1].bind(node.target, node.value)
 
     def _type_alias(self, targets: list[ast.expr], value: ast.expr) -> None:
         if not self.scopes and type_hints.is_type_alias(value, self.imports):
@@ -327,9 +329,6 @@ class _Summarizer(ast.NodeVisitor):
                 self.summary.dynamo_config[resolved[len(DYNAMO_CONFIG):]] = self._config_value(value)
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
-        if function is not None and self._arguments:
-            for target in targets:
-                self._arguments[-1].bind(target, value)
         dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
         for target in targets:
             dotted = dotted_name(target)
@@ -423,9 +422,9 @@ class _Summarizer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.generic_visit(node)
         if self._arguments:
             self._arguments[-1].bind(node.target, node.value)
-        self.generic_visit(node)
 
     def visit_withitem(self, node: ast.withitem) -> None:
         if self._arguments and node.optional_vars is not None:
@@ -452,9 +451,10 @@ class _Summarizer(ast.NodeVisitor):
         resolved = self.imports.resolve(callee)
         function = self._current_function()
         if function is not None and callee:
-            function.calls.append(CallSite(node.lineno, callee, splat=has_splat(node)))
-            if self._arguments:
-                self._arguments[-1].call(len(function.calls) - 1, node)
+            if (node.args or node.keywords) and self._arguments and _may_call_the_tree(callee, resolved, function):
+                function.calls.append(CallSite(node.lineno, callee, *self._arguments[-1].call(node)))
+            else:
+                function.calls.append(CallSite(node.lineno, callee))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
@@ -563,6 +563,19 @@ def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr]
         node.name for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and returns_compile_guard(node, is_compiling)
     }
+
+
+# Callees resolved into these never run a function of the tree: their arguments need not be read.
+_OUTSIDE_THE_TREE = ("torch.", "builtins.", "math.", "numpy.", "typing.", "os.", "logging.", "warnings.")
+
+
+def _may_call_the_tree(callee: str, resolved: str | None, function: FunctionSummary) -> bool:
+    """Whether the program may resolve ``callee`` to a function of the tree, so that what the call
+    passes matters (``Program.passed_python``): not ``torch.cat(...)`` nor ``x.view(...)`` on a local."""
+    if resolved is not None:
+        return not resolved.startswith(_OUTSIDE_THE_TREE)
+    head, dot, _ = callee.partition(".")
+    return not dot or head == "self" or head in function.local_types
 
 
 def _names_class(dotted: str | None) -> bool:
