@@ -224,12 +224,15 @@ def check(
         result.findings = _without_baseline(result.findings, baseline, quiet)
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
     gate_failed = False
+    verify_failures: list[str] = []
     if verify:
         relinter = pipeline if deferred else None
-        result, gate_failed = _verify(
+        result, gate_failed, verify_failures = _verify(
             result, config, libraries, relinter, verify_backend, device, verify_timeout, census_out, baseline, quiet
         )
-    if gate_failed:
+    if verify_failures:  # a factory that failed verifies nothing: CI must not pass on it
+        status = EXIT_ERROR
+    elif gate_failed:
         status = EXIT_FINDINGS
     elif baseline is not None:  # the census gate decides: findings alone do not fail a baseline run
         status = EXIT_CLEAN
@@ -240,6 +243,8 @@ def check(
     if not quiet:
         click.echo(summary(result.findings, result.files_checked, result.skipped,
                            color=progress.wants_color(sys.stderr, os.environ)), err=True, color=True)
+    for failure in verify_failures:
+        click.echo(f"dynalint: error: {failure}", err=True)
     sys.exit(status)
 
 
@@ -301,8 +306,9 @@ def _verify(
     census_out: Path | None,
     baseline: Path | None,
     quiet: bool,
-) -> tuple[LintResult, bool]:
-    """Run ``--verify``; return the lint result with judged findings, and whether the census gate failed."""
+) -> tuple[LintResult, bool, list[str]]:
+    """Run ``--verify``; return the lint result with judged findings, whether the census gate failed, and
+    what failed the run (a declared factory that did not run its model; factories that ran nothing)."""
     from dynalint import verify as verifier
     from dynalint.verify import census as census_module
 
@@ -332,8 +338,14 @@ def _verify(
     if outcome.relinted is not None:  # the installed files the factories reached were linted too
         result = outcome.relinted
     result.findings = outcome.findings
+    entry = f"[tool.dynalint.verify] factories in {config.source}" if config.source else "the declared factories"
+    failures = [f"{failure} ({entry})" for failure in outcome.failed_factories]
+    if outcome.ran_nothing:
+        failures.append(f"--verify ran nothing: no declared factory ran its model ({entry})")
+    elif (outcome.relinted or result).files_checked == 0:
+        failures.append("--verify checked no file: nothing was linted, so nothing was verified")
     if baseline is None:
-        return result, False
+        return result, False, failures
     try:
         comparison = census_module.compare(outcome.census, census_module.load(baseline))
     except ValueError as error:
@@ -341,7 +353,7 @@ def _verify(
         sys.exit(EXIT_ERROR)
     for line in census_module.report(comparison):
         click.echo(line, err=True)
-    return result, comparison.failed
+    return result, comparison.failed, failures
 
 
 @main.command(short_help="Remove the project's cache folder.")

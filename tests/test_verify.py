@@ -504,3 +504,29 @@ def test_device_cuda_on_a_torch_without_cuda_is_a_usage_error(tmp_path: Path) ->
     assert ran.returncode == 2, ran.stderr
     assert ran.stderr.count("\n") == 1 and "--device cuda" in ran.stderr and "no CUDA device" in ran.stderr, ran.stderr
     assert "verified on" not in ran.stderr and ran.stdout == ""
+
+
+@pytest.mark.torch
+def test_a_factory_that_fails_fails_the_run_and_names_its_entry(tmp_path: Path) -> None:
+    """A misspelled factory, one returning the wrong shape and one whose model raises each exit 2 with one
+    line naming the factory, the exception and the ``pyproject.toml`` entry; a good one beside them
+    still runs. Before, each gave exit 0 with a stderr note."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.dynalint.verify]\nfactories = ["model:fnuc", "model:wrong_shape", "model:raises", "model:build"]\n',
+        encoding="utf-8")
+    (tmp_path / "model.py").write_text(
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n\n"
+        "def build():\n    return Net(), (torch.randn(2),), {}\n\n\n"
+        "def wrong_shape():\n    return Net()\n\n\n"
+        "class Boom(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('boom in forward')\n\n\n"
+        "def raises():\n    return Boom(), (torch.randn(2),), {}\n", encoding="utf-8")
+    completed = dynalint("--verify", *EXTRA_VERIFY_ARGS, "model.py", cwd=tmp_path)
+    errors = [line for line in completed.stderr.splitlines() if line.startswith("dynalint: error:")]
+    entry = f"([tool.dynalint.verify] factories in {tmp_path / 'pyproject.toml'})"
+    assert completed.returncode == 2, completed.stderr[-3000:]
+    assert len(errors) == 3 and all(line.endswith(entry) for line in errors), completed.stderr
+    assert "factory `model:fnuc` (eval): AttributeError: module 'model' has no attribute 'fnuc'" in errors[0]
+    assert "factory `model:wrong_shape` (eval): factory `model:wrong_shape` must return (callable, args, kwargs)" in errors[1]
+    assert "factory `model:raises` (eval): ValueError: boom in forward at model.py:19" in errors[2]
+    assert "census factory:model:build: 1 graphs" in completed.stderr  # the good one ran
+    assert "Traceback" not in completed.stderr

@@ -17,7 +17,7 @@ the project's files.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -25,6 +25,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from dynalint.analysis.program import Program
 from dynalint.model.finding import Finding, Region
 from dynalint.project.config import Factory
+from dynalint.verify.protocol import Job, JobResult
 from dynalint.verify.runner import Terminated, WorkerError
 
 __all__ = ["Static", "Terminated", "TorchMissing", "Verification", "WorkerError", "verify"]
@@ -61,6 +62,10 @@ class Verification(Generic[ResultT]):
     census: dict[str, Any]
     device: str
     relinted: ResultT | None = None  # the relinter's result, when it was asked
+    # One line per declared factory that failed (could not be imported, returned the wrong shape, or its
+    # model raised), and whether nothing at all was run: either fails the run (exit 2).
+    failed_factories: tuple[str, ...] = ()
+    ran_nothing: bool = False
 
 
 @dataclass
@@ -99,5 +104,23 @@ def verify(
         jobs = first + plan.function_jobs(static.findings, static.program, root, static.entries, libraries)
         results = workers.run(jobs, results)
     devices = {r.device for r in results.values() if r.device}
+    ran = [r for r in results.values() if r.seconds is not None and not r.error and not r.unverifiable]
     return Verification(verdicts.judge(static.findings, jobs, results), census.census(jobs, results),
-                        ", ".join(sorted(devices)) or device, relinted)
+                        ", ".join(sorted(devices)) or device, relinted,
+                        failed_factories=tuple(_factory_failures(first, results)),
+                        ran_nothing=bool(factories) and not ran)
+
+
+def _factory_failures(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> list[str]:
+    """``factory `pkg.mod:fnuc` (train): AttributeError: ...`` for each factory job that did not run its model."""
+    failures = []
+    for job in jobs:
+        result = results.get(job.id)
+        if result is None:
+            why: str | None = "it never ran"
+        else:
+            why = result.error or result.unverifiable or ("its worker died" if result.crashed else None)
+        if why is not None:
+            first_line = why.strip().splitlines()[0] if why.strip() else why
+            failures.append(f"factory `{job.target}` ({job.mode}): {first_line}")
+    return failures
