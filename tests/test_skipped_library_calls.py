@@ -8,6 +8,7 @@ candidate that breaks, installed here and owned by no other rule, is listed.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -75,3 +76,33 @@ def test_the_table_is_what_the_installed_torch_does() -> None:
     assert listed == measured
     traced = {str(row["name"]) for row in rows if not row["breaks"] and not row["error"]}
     assert {"re.match", "dataclasses.asdict", "os.path.join"} <= traced  # the table's negatives are measured too
+
+
+def test_linting_torch_itself_a_function_dynamo_puts_in_the_graph_whole_is_not_compiled_code(tmp_path: Path) -> None:
+    """``F.interpolate`` is one node in the graph; its body (a ``warnings.warn``, an ``importlib`` call)
+    runs only under fake tensors, never traced: measured, 0 breaks. A helper of torch that is not in
+    that list is still followed."""
+    from dynalint.api import lint_paths
+    from dynalint.project.config import Config
+
+    package = tmp_path / "torch"
+    (package / "nn" / "modules").mkdir(parents=True)
+    for init in (package / "__init__.py", package / "nn" / "__init__.py", package / "nn" / "modules" / "__init__.py"):
+        init.write_text("", encoding="utf-8")
+    (package / "nn" / "functional.py").write_text(
+        "import warnings\n\n\ndef interpolate(x):\n    warnings.warn('slow')\n    return x\n\n\n"
+        "def _private_helper(x):\n    warnings.warn('slow')\n    return x\n", encoding="utf-8")
+    (package / "nn" / "modules" / "upsampling.py").write_text(
+        "from torch.nn import functional as F\nfrom torch.nn.modules.module import Module\n\n\n"
+        "class Upsample(Module):\n    def forward(self, x):\n        return F._private_helper(F.interpolate(x))\n",
+        encoding="utf-8")
+    (package / "nn" / "modules" / "module.py").write_text("class Module:\n    pass\n", encoding="utf-8")
+    found = lint_paths([str(package)], Config(root=tmp_path, select=("DYN203",))).findings
+    assert [(Path(f.filename).name, f.start.line) for f in found] == [("functional.py", 10)]
+
+
+@pytest.mark.torch
+def test_the_in_graph_functions_are_what_the_installed_torch_says() -> None:
+    completed = subprocess.run([sys.executable, str(ROOT / "bench" / "skiplist" / "in_graph.py"), "--check"],
+                               capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr

@@ -19,14 +19,18 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from dynalint.analysis import dispatch, type_hints
+from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
-from dynalint.analysis.torch_facts import is_module_base
+from dynalint.analysis.torch_facts import RECURRENT_LAYERS, is_module_base
 from dynalint.analysis.type_hints import Annotation
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.model.dynamo_settings import DynamoSettings
 from dynalint.model.finding import ChainLink, Confidence, Region
 
 _MAX_ALIAS_HOPS = 16
+# Dynamo does not trace an ``nn.RNN`` / ``LSTM`` / ``GRU`` (``allow_rnn`` is off): the call breaks (DYN505)
+# and the ``forward`` runs eagerly.
+_RECURRENT_FORWARDS = frozenset(f"torch.nn.modules.rnn.{layer}.forward" for layer in (*RECURRENT_LAYERS, "RNNBase"))
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ class Program:
     # Every call site in compiled code, by the function it runs: (the caller, the call). Filled while the
     # regions are computed, which resolves each call of each compiled function once.
     callers: dict[str, list[tuple[str, CallSite]]] = field(default_factory=dict, repr=False)
-    _passed_memo: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _passed_memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -246,8 +250,12 @@ class Program:
         return bool(entry and entry.definition.disabled)
 
     def is_traced(self, qualified: str) -> bool:
+        """Whether Dynamo traces the function's body when compiled code calls it: not a ``disable``d or
+        leaf function, and (linting torch itself) not one Dynamo puts in the graph whole
+        (``F.interpolate``) nor a recurrent layer's ``forward``, which Dynamo refuses to trace."""
         entry = self.functions.get(qualified)
-        return entry is not None and not entry.definition.disabled and not entry.definition.not_traced
+        return (entry is not None and not entry.definition.disabled and not entry.definition.not_traced
+                and qualified not in IN_GRAPH_FUNCTIONS and qualified not in _RECURRENT_FORWARDS)
 
     def callees(self, caller: str) -> list[tuple[CallSite, Callee]]:
         """Every call written in ``caller`` with each function of the tree it may run."""
@@ -482,9 +490,23 @@ class Program:
         """The parameters that every call of ``qualified`` in compiled code passes a Python value (a shape,
         an int read from one, a constant). Empty for an entry point (a compile target, or a ``forward``
         nothing in the tree calls), whose callers are not in the tree: its annotations decide."""
-        if qualified in self._passed_memo:
-            return self._passed_memo[qualified]
-        self._passed_memo[qualified] = frozenset()  # recursion through the callers' own results
+        return self._passed(qualified, "python")
+
+    def passed_masks(self, qualified: str) -> frozenset[str]:
+        """The parameters that every call of ``qualified`` in compiled code passes a boolean mask, made as
+        one (``masked_edge_index(edge_index, edge_type == i)``). Empty for an entry point."""
+        return self._passed(qualified, "mask")
+
+    def returns_mask(self, caller: str, callee: str, element: int) -> bool:
+        """Whether every function ``callee`` (written in ``caller``) may run returns a boolean mask in
+        ``element`` (``-1``: its whole result) on every ``return``."""
+        return self._returns(caller, callee, element, "mask")
+
+    def _passed(self, qualified: str, what: str) -> frozenset[str]:
+        key = (qualified, what)
+        if key in self._passed_memo:
+            return self._passed_memo[key]
+        self._passed_memo[key] = frozenset()  # recursion through the callers' own results
         region = self.regions.get(qualified)
         sites = self.callers.get(qualified, [])
         if region is None or not sites or (region.entry == qualified and region.confidence is Confidence.CERTAIN):
@@ -496,17 +518,21 @@ class Program:
         for caller, call in sites:
             if call.splat:
                 return frozenset()
-            python = set(call.python_args) | {slot for slot, callee, element in call.via_returns
-                                              if self._returns_python(caller, callee, element)}
-            here = {name for index, name in enumerate(names[first:]) if index in python or name in python}
+            passed = set(call.python_args if what == "python" else call.mask_args) | {
+                slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
+            here = {name for index, name in enumerate(names[first:]) if index in passed or name in passed}
             found = here if found is None else found & here
-        self._passed_memo[qualified] = frozenset(found or ())
-        return self._passed_memo[qualified]
+        self._passed_memo[key] = frozenset(found or ())
+        return self._passed_memo[key]
 
-    def _returns_python(self, caller: str, callee: str, element: int) -> bool:
-        """Whether every function ``callee`` (written in ``caller``) may run gives a Python value in ``element``."""
+    def _returns(self, caller: str, callee: str, element: int, what: str) -> bool:
+        """Whether every function ``callee`` (written in ``caller``) may run gives a Python value (or a
+        mask) in ``element`` on every ``return``."""
         targets = self.resolve_calls(caller, callee)
-        return bool(targets) and all(element in self.functions[t.function].definition.python_returns for t in targets)
+        if not targets:
+            return False
+        summaries = [self.functions[t.function].definition for t in targets]
+        return all(element in (s.python_returns if what == "python" else s.mask_returns) for s in summaries)
 
     def return_type(self, qualified: str) -> ValueType:
         """What a call of a function of the tree returns: its return annotation, else a tensor where
@@ -625,7 +651,8 @@ def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
     entries = []
     for qualified, (summary, cls) in program.classes.items():
         forward = f"{qualified}.forward"
-        if forward in program.functions and forward not in program.regions and program.is_module_class(qualified):
+        if (forward in program.functions and forward not in program.regions and program.is_module_class(qualified)
+                and program.is_traced(forward)):
             function = program.functions[forward].definition
             how = f"forward of nn.Module subclass {cls.qualname} (no compile site in the tree)"
             chain = (ChainLink(summary.path, function.lineno, function.qualname, how),)

@@ -89,6 +89,24 @@ class LintContext:
         return self.values.kind(node)
 
     @property
+    def is_entry_point(self) -> bool:
+        """Whether the current function is where compiling starts (its callers are outside the tree)."""
+        function, region = self._stack[-1].function, self.region
+        return function is not None and region is not None and region.entry == function
+
+    def passed_masks(self) -> frozenset[str]:
+        """The current function's parameters that every call of it in compiled code passes a boolean mask."""
+        function = self._stack[-1].function
+        return self.program.passed_masks(function) if function is not None else frozenset()
+
+    def returns_mask(self, call: cst.Call, element: int) -> bool:
+        """Whether ``call`` runs only functions of the tree that return a boolean mask in ``element``
+        (``-1``: the whole result) on every ``return``."""
+        dotted = dotted_name(call.func)
+        function = self._stack[-1].function
+        return dotted is not None and function is not None and self.program.returns_mask(function, dotted, element)
+
+    @property
     def skips_frame(self) -> bool:
         """Whether a break here makes Dynamo run the rest of the function eagerly: inside a loop's body or
         a ``try`` statement, where it cannot resume, it gives up the frame, and no later line is traced.

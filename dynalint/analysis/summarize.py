@@ -272,10 +272,10 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
-        self._arguments.append(FunctionArguments())
+        self._arguments.append(FunctionArguments(self.imports))
         outer_deepest, self.deepest = self.deepest, self._depth
         self.generic_visit(node)
-        function.python_returns = self._arguments.pop().returned_elements()
+        function.python_returns, function.mask_returns = self._arguments.pop().returned_elements()
         function.nesting = self.deepest - self._depth
         function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
         self.deepest = max(outer_deepest, self.deepest)

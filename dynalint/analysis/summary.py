@@ -28,6 +28,7 @@ class CallSite(NamedTuple):
     # Arguments that are a name bound to a call's result: (slot, the callee as written, the element or -1).
     via_returns: tuple[tuple[int | str, str, int], ...] = ()
     splat: bool = False  # ``f(*args)`` / ``f(**kwargs)``: which parameter gets what is not known
+    mask_args: tuple[int | str, ...] = ()  # the arguments that are boolean masks by how they are made
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class FunctionSummary(_PickledAsTuple):
     # The elements of the result that are Python values under Dynamo on every ``return`` (``-1``: the
     # whole non-tuple value), by ``call_arguments``: ``return x.shape[1], None`` gives ``(0,)``.
     python_returns: tuple[int, ...] = ()
+    mask_returns: tuple[int, ...] = ()  # the same for boolean masks (``return out, mask`` with a bool ``mask``)
     annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
     returns: Annotation | None = None  # the return annotation
     # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:

@@ -2,10 +2,11 @@
 
 Boolean-mask indexing is recognised from the index expression itself (a comparison, ``~``/``&``/``|``
 of masks, ``isnan``-like predicates, ``.bool()``, a factory given ``dtype=torch.bool``) or from a local
-name last assigned one of those: how a value was made says it is a mask, and a name never overrides
-it. Where the origin says nothing about the dtype (a parameter, a name bound from a call of a helper
-or from such a name: it may hold ``long`` indices, which do not break), the name is all there is: it
-is taken for a mask when it says so (``attention_mask``, ``text_mask_2``), at ``likely``. Mask *assignment* (``y[mask] = v``)
+name last assigned one of those: how a value was made says it is a mask. Through calls too: a parameter
+every call in compiled code passes a mask (``LintContext.passed_masks``), a helper result made as a mask
+on every ``return`` (``LintContext.returns_mask``), and a name that is a mask on one branch and of
+unknown dtype on the other, all at ``likely``. A name is no evidence, except for an entry point's inputs,
+which nothing in the tree made: there ``text_mask`` is taken for a mask at ``likely``. Mask *assignment* (``y[mask] = v``)
 does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
 """
 
@@ -40,6 +41,7 @@ class DynamicOutputShape(Rule):
         # Names whose origin says nothing about their dtype, per function: parameters, and names bound from
         # a call of a helper (``node_mask = index_to_mask(...)``) or from another such name.
         self._dtype_unknown: list[set[str]] = [set()]
+        self._inputs: list[set[str]] = [set()]  # the parameters of an entry point, per function
         # Inside an ``if``, a binding adds what a name may be: after the statement the name may hold
         # what either branch gave it, so a mask or an unknown dtype is not forgotten there.
         self._branch_depth = 0
@@ -48,9 +50,12 @@ class DynamicOutputShape(Rule):
 
     # -- scopes and bindings --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._masks.append({})
+        self._masks.append(dict.fromkeys(self.context.passed_masks(), Confidence.LIKELY))
         params = node.params
-        self._dtype_unknown.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        self._dtype_unknown.append(names - set(self._masks[-1]))
+        # An entry point's inputs come from callers outside the tree: nothing says how they were made.
+        self._inputs.append(names if self.context.is_entry_point else set())
         self._none_defaults.append({
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
             if isinstance(p.default, cst.Name) and p.default.value == "None"
@@ -59,6 +64,7 @@ class DynamicOutputShape(Rule):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._masks.pop()
         self._dtype_unknown.pop()
+        self._inputs.pop()
         self._none_defaults.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -102,6 +108,8 @@ class DynamicOutputShape(Rule):
         self._branch_depth -= 1
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(value, cst.Call) and self._bind_helper_result(target, value):
+            return
         if isinstance(target, cst.Name):
             # A mask guessed from a name carries through aliasing, ``~``/``&``/``|`` and iteration (only a
             # mask makes sense there), not through indexing by another tensor (``order_mask[idx]``).
@@ -110,6 +118,9 @@ class DynamicOutputShape(Rule):
             if self._branch_depth and mask is None and not unknown and (
                     target.value in self._masks[-1] or target.value in self._dtype_unknown[-1]):
                 return  # another path may have left it a mask, or of unknown dtype
+            if self._branch_depth and unknown and target.value in self._masks[-1]:
+                self._masks[-1][target.value] = Confidence.LIKELY  # a mask on another path
+                return
             if mask is None:
                 self._masks[-1].pop(target.value, None)
             else:
@@ -121,6 +132,28 @@ class DynamicOutputShape(Rule):
                 if isinstance(element.value, cst.Name):
                     self._masks[-1].pop(element.value.value, None)
                     (self._dtype_unknown[-1].add if unpacked else self._dtype_unknown[-1].discard)(element.value.value)
+
+    def _bind_helper_result(self, target: cst.BaseExpression, value: cst.Call) -> bool:
+        """``node_mask = index_to_mask(...)``, ``h, mask = to_dense_batch(x, batch)``: a helper of the tree
+        that returns a boolean mask (made as one on every ``return``) gives a mask."""
+        elements: list[tuple[cst.BaseExpression, int]]
+        if isinstance(target, cst.Name):
+            elements = [(target, -1)]
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [(e.value, index) for index, e in enumerate(target.elements)]
+        else:
+            return False
+        found = [(name, self.context.returns_mask(value, index)) for name, index in elements]
+        if not any(mask for _, mask in found):
+            return False
+        for name, mask in found:
+            if isinstance(name, cst.Name):
+                if mask:
+                    self._masks[-1][name.value] = Confidence.LIKELY
+                elif not self._branch_depth:
+                    self._masks[-1].pop(name.value, None)
+                (self._dtype_unknown[-1].discard if mask else self._dtype_unknown[-1].add)(name.value)
+        return True
 
     def _dtype_unknown_origin(self, value: cst.BaseExpression) -> bool:
         """A value whose origin says nothing about its dtype: a call of a helper (not ``torch.*``, not a
@@ -203,8 +236,9 @@ class DynamicOutputShape(Rule):
         if isinstance(node, cst.Name):
             if node.value in self._masks[-1]:
                 return self._masks[-1][node.value]
-            if node.value in self._dtype_unknown[-1] and _named_as_mask(node.value) and maybe_tensor:
-                return Confidence.LIKELY  # its origin says nothing of its dtype: the name is all there is
+            if node.value in self._inputs[-1] and node.value in self._dtype_unknown[-1] and (
+                    _named_as_mask(node.value) and maybe_tensor):
+                return Confidence.LIKELY  # an entry point's input: nothing in the tree made it, the name is all there is
             return None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)

@@ -7,8 +7,8 @@ about it. The digest covers each of those:
 - the file's content hash and display name, the rules selected for it and the config;
 - its compiled regions, each with its why-chain (a caller elsewhere that starts or stops compiling
   one of its functions changes this, even when no file it imports changed);
-- the parameters of its compiled functions that every caller passes a Python value (callers live in
-  files that import this one, which the import closure does not cover);
+- the parameters of its compiled functions that every caller passes a Python value or a boolean mask
+  (callers live in files that import this one, which the import closure does not cover);
 - the Dynamo settings in force for the tree;
 - the content of every module it imports, transitively (``ImportClosure``): calls, bases, attribute
   types, ``disable`` aliases and re-exports are all resolved through imports, so whatever the program
@@ -139,6 +139,7 @@ def findings_digest(
         settings,
         repr(sorted(regions, key=lambda pair: pair[0])),
         closure.digest(module),
-        repr(sorted((name, sorted(closure.program.passed_python(name))) for name, _ in regions)),
+        repr(sorted((name, sorted(closure.program.passed_python(name)), sorted(closure.program.passed_masks(name)))
+                    for name, _ in regions)),
     ]
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
