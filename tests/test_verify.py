@@ -530,3 +530,31 @@ def test_a_factory_that_fails_fails_the_run_and_names_its_entry(tmp_path: Path) 
     assert "factory `model:raises` (eval): ValueError: boom in forward at model.py:19" in errors[2]
     assert "census factory:model:build: 1 graphs" in completed.stderr  # the good one ran
     assert "Traceback" not in completed.stderr
+
+
+@pytest.mark.torch
+def test_a_break_inside_a_file_not_linted_is_placed_on_the_callers_line_and_named(tmp_path: Path) -> None:
+    """The break is in an installed utility nobody asked to lint: the finding stays on the line the user
+    can change, and says (in text and in JSON) which frame really broke."""
+    library = tmp_path / "lib" / "site-packages" / "fakeutil"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    (library / "collate.py").write_text(
+        "def gather(batch):\n    out = {k: v * 2 for k, v in batch.items()}\n    print('gathered')\n    return out\n",
+        encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "model.py").write_text(
+        "import torch\n\nfrom fakeutil.collate import gather\n\n\n@torch.compile(backend='eager')\n"
+        "def step(x: torch.Tensor) -> torch.Tensor:\n    out = gather({'a': x})\n    return out['a'] + 1\n",
+        encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(library.parent)])}
+    completed = subprocess.run([sys.executable, "-m", "dynalint", "--verify", "--output-format", "json",
+                                *EXTRA_VERIFY_ARGS, "model.py"], cwd=project, capture_output=True, text=True,
+                               timeout=300, env=env)
+    assert "Traceback" not in completed.stderr, completed.stderr[-3000:]
+    [finding] = [f for f in json.loads(completed.stdout) if f["code"] == "DYN090"]
+    assert (finding["filename"], finding["location"]["row"]) == ("model.py", 8)
+    assert finding["verify"]["break_in"] == "fakeutil/collate.py:3 (gather)", finding
+    assert "inside `fakeutil/collate.py:3 (gather)`, called from here" in finding["message"]
+    assert "pass that path to lint it" in finding["message"]

@@ -70,7 +70,8 @@ class Verdict:
 
     ``verdict`` is ``confirmed``, ``refuted``, ``not reached`` or ``unverifiable``. At most one of the
     optional fields is set: ``reason`` (refuted: the inputs; not reached, unverifiable: why), ``matches_rule`` (a confirmed
-    finding: an observed GB id is one of the rule's), ``observed_in`` (a break no rule predicted).
+    finding: an observed GB id is one of the rule's), ``observed_in`` (a break no rule predicted), with
+    ``break_in`` where that break's innermost frame is in a file not linted.
     """
 
     verdict: str
@@ -78,11 +79,14 @@ class Verdict:
     reason: str | None = None
     matches_rule: bool | None = None
     observed_in: str | None = None
+    # A break no rule predicted whose innermost frame is in a file not linted (``pkg/utils/collate.py:120
+    # (<dictcomp>)``): the finding stays on the caller's line, which the user can change.
+    break_in: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         """The JSON object, with only the fields this verdict sets (``gb_ids`` always)."""
         shown: dict[str, object] = {"verdict": self.verdict, "gb_ids": list(self.gb_ids)}
-        for key in ("reason", "matches_rule", "observed_in"):
+        for key in ("reason", "matches_rule", "observed_in", "break_in"):
             value = getattr(self, key)
             if value is not None:
                 shown[key] = value

@@ -112,10 +112,14 @@ def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = 
     own = mine or (lambda path: _inside(path, filename))
     mine_frames = [m for m in frames if own(m.group("file"))] or [m for m in frames if not in_torch(m.group("file"))]
     func = ""
+    inner: tuple[str, int, str] | None = None
     header = _HEADER_RE.search(text)
     if mine_frames:
         last = mine_frames[-1]
         file, line, func = last.group("file"), int(last.group("line")), last.group("func")
+        deeper = [m for m in frames[frames.index(last) + 1:] if not in_torch(m.group("file"))]
+        if deeper:  # the break is in a file not linted (a library utility): say where, place it here
+            inner = (deeper[-1].group("file"), int(deeper[-1].group("line")), deeper[-1].group("func"))
     elif header:
         file, line = header.group("file"), int(header.group("line"))
     elif frames:
@@ -127,7 +131,7 @@ def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = 
         func = resume.group("func")
     lines = _reason_lines(text)
     skipped = "falling back to eager" in text
-    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped)
+    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped, inner)
 
 
 @functools.lru_cache(maxsize=1)

@@ -107,15 +107,23 @@ class ObservedBreak:
     line: int  # innermost user frame in the observed file
     function: str  # function of that frame (resume functions mapped back to their origin)
     frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
+    # Where the break really is, when that is deeper than ``line``: the innermost frame outside torch,
+    # in a file nobody asked to lint (a library utility). ``(file, line, function)``.
+    inner: tuple[str, int, str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.filename, "line": self.line, "gb_id": self.gb_id, "reason": self.reason,
+        data = {"file": self.filename, "line": self.line, "gb_id": self.gb_id, "reason": self.reason,
                 "function": self.function, "frame_skipped": self.frame_skipped}
+        if self.inner is not None:
+            data["inner"] = list(self.inner)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ObservedBreak:
+        inner = data.get("inner")
         return cls(data.get("gb_id"), data.get("reason", ""), data["file"], int(data["line"]),
-                   data.get("function", ""), bool(data.get("frame_skipped", False)))
+                   data.get("function", ""), bool(data.get("frame_skipped", False)),
+                   (str(inner[0]), int(inner[1]), str(inner[2])) if inner else None)
 
 
 @dataclass(frozen=True)

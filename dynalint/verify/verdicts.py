@@ -168,18 +168,25 @@ def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explai
         gb_ids = tuple(sorted({b.gb_id for b in breaks if b.gb_id}))
         shown = _display(path)
         position = Position(line, 1)
+        why = f"{', '.join(gb_ids) or 'no GB id'}: {first.reason}"
+        inner = next((b.inner for b in breaks if b.inner is not None), None)
+        break_in = f"{plan.shown(Path(inner[0]), Path.cwd())}:{inner[1]} ({inner[2]})" if inner is not None else None
+        if break_in is not None:
+            message = (f"Dynamo broke the graph inside `{break_in}`, called from here ({why}); "
+                       f"pass that path to lint it")
+        else:
+            message = f"Dynamo broke the graph here ({why}) and no rule predicted it"
         extra.append(
             Finding(
                 code=diagnostics.OBSERVED_BREAK.code,
                 name=diagnostics.OBSERVED_BREAK.name,
-                message=f"Dynamo broke the graph here ({', '.join(gb_ids) or 'no GB id'}: {first.reason}) "
-                        "and no rule predicted it",
+                message=message,
                 filename=shown,
                 start=position,
                 end=position,
                 help=diagnostics.OBSERVED_BREAK.help,
                 gb_ids=gb_ids,
-                verify=Verdict(CONFIRMED, gb_ids, observed_in=first.function),
+                verify=Verdict(CONFIRMED, gb_ids, observed_in=first.function, break_in=break_in),
             )
         )
     return extra
