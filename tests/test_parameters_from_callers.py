@@ -92,3 +92,42 @@ def test_an_entry_point_keeps_its_annotation() -> None:
 
 def test_a_forward_no_one_calls_keeps_its_annotation() -> None:
     assert [code for _, code in codes("")] == ["DYN104"]
+
+
+NONE_DEFAULTS = '''
+import warnings
+
+import torch
+from torch import nn
+
+
+def deprecate(name, version, *messages, take_from=None):
+    kwargs = take_from
+    if isinstance(kwargs, dict) and len(kwargs) > 0:
+        print(name, version)
+    if take_from is not None:
+        warnings.warn("passed")
+    return messages
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        deprecate("scale", "1.0", "old")
+        return x * 2
+'''
+
+
+def none_findings(text: str) -> list[int]:
+    return [f.start.line for f in lint_source(text, "block.py") if f.code in ("DYN201", "DYN203")]
+
+
+def test_a_parameter_no_caller_passes_is_its_none_default_and_its_tests_are_decided() -> None:
+    """``take_from`` is ``None`` whenever Dynamo traces ``deprecate`` from ``Block.forward``: the
+    ``isinstance(kwargs, dict)`` and ``take_from is not None`` branches are never traced."""
+    assert none_findings(NONE_DEFAULTS) == []
+
+
+def test_one_caller_that_passes_it_keeps_the_branches() -> None:
+    text = NONE_DEFAULTS + "\n\nclass Other(nn.Module):\n    def forward(self, x):\n" \
+        "        deprecate('scale', '1.0', take_from={'a': 1})\n        return x\n"
+    assert none_findings(text) == [11, 13]

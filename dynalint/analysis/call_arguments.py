@@ -9,7 +9,7 @@ only for entry points.
 
 The test is syntactic, on ``ast``, as the rest of the summarize stage, and follows the body in order:
 constants, tensor metadata (``x.shape``, ``x.size(1)``, ``x.dim()``, ``len(...)``), arithmetic, indexing
-and displays of those, and local names whose latest binding is one of those. A name bound to a call's
+and displays of those, and local names whose latest binding is one of those (kept as written, judged only when read). A name bound to a call's
 result, or to one element of it (``text_seq_len, _, mask = helper(x)``), is noted with the callee: the
 program knows which functions of the tree return Python values in which elements
 (``FunctionSummary.python_returns``). Anything else (a parameter, ``self.<attr>``) is not known to be
@@ -19,10 +19,12 @@ Python.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
+from dynalint.analysis.summary import Arguments, Slot
 from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, META_ATTRIBUTES, META_METHODS
 
 _PYTHON_BUILTINS = frozenset({"len", "max", "min", "abs", "round", "sum"})
@@ -34,30 +36,65 @@ _MASK_KEEPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "squeeze", "e
                                    "t", "transpose", "permute", "contiguous", "clone", "detach", "bool", "logical_not"})
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
-Slot = int | str  # a positional argument's index, or a keyword argument's name
 WHOLE = -1  # a call's whole result, where an element index would stand
+Binding = tuple["ast.expr | None", int, "Binding | None"]  # see ``FunctionArguments.bound``
 
 
 @dataclass
 class FunctionArguments:
-    """What one function body has bound, so far, to Python values, to boolean masks and to calls' results."""
+    """What one function body has bound so far, read lazily: a name's latest binding is kept as written
+    and judged only when the name is passed to a call or returned (most bindings never are)."""
 
     imports: ImportTable
-    python_names: set[str] = field(default_factory=set)
-    mask_names: set[str] = field(default_factory=set)  # latest binding made a boolean mask
-    # Names whose latest binding is a call's result or one element of it: the callee as written and
-    # the element (``WHOLE`` for the result itself), for the program to look up.
-    returned: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # A name's latest binding: the value expression (``None``: a ``for`` / ``with`` target or anything
+    # else that is not read), the element of it the name took (``WHOLE``: the value itself), and the
+    # binding before it, which the value's own mention of the name reads (``mask = mask.view(b, n)``).
+    bound: dict[str, Binding] = field(default_factory=dict)
     # The elements every ``return`` so far gives a Python value in (``WHOLE``: a non-tuple value);
     # ``None`` before the first ``return``.
     python_returns: set[int] | None = None
     mask_returns: set[int] | None = None  # the same for boolean masks
 
+    def _binding(self, name: str, test: Callable[[ast.expr], bool]) -> bool:
+        """Whether ``name``'s latest binding passes ``test`` (``is_python`` or ``is_mask``), judged with
+        the name as it was before that binding."""
+        binding = self.bound.get(name)
+        if binding is None:
+            return False
+        value, element, previous = binding
+        if value is None:
+            return False
+        if previous is None:
+            del self.bound[name]
+        else:
+            self.bound[name] = previous
+        try:
+            if element != WHOLE and type(value) in (ast.Tuple, ast.List):
+                items = value.elts  # type: ignore[attr-defined]
+                return element < len(items) and test(items[element])
+            return test(value)  # ``b, c, h, w = x.shape``: the elements of a Python value are Python
+        finally:
+            self.bound[name] = binding
+
+    def _bound_value(self, name: str) -> tuple[ast.expr, int] | None:
+        """The expression ``name`` was last bound to, and the element it took (an element of a tuple
+        display is the display's item); ``None`` when nothing is known."""
+        binding = self.bound.get(name)
+        if binding is None:
+            return None
+        value, element, _ = binding
+        if value is None:
+            return None
+        if element != WHOLE and type(value) in (ast.Tuple, ast.List):
+            items = value.elts  # type: ignore[attr-defined]
+            return (items[element], WHOLE) if element < len(items) else None
+        return value, element
+
     def is_python(self, node: ast.expr) -> bool:
         """Whether ``node`` is a Python value under Dynamo, by its syntax and the bindings so far."""
         kind = type(node)
         if kind is ast.Name:
-            return node.id in self.python_names  # type: ignore[attr-defined]
+            return self._binding(node.id, self.is_python)  # type: ignore[attr-defined]
         if kind is ast.Constant:
             return True
         if kind is ast.Attribute:
@@ -86,7 +123,7 @@ class FunctionArguments:
         ``~`` / ``&`` / ``|`` of masks, a shape-keeping method of a mask, or a name last bound to one."""
         kind = type(node)
         if kind is ast.Name:
-            return node.id in self.mask_names  # type: ignore[attr-defined]
+            return self._binding(node.id, self.is_mask)  # type: ignore[attr-defined]
         if kind is ast.Compare:
             return (len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)  # type: ignore[attr-defined]
                     and not self.is_python(node.left) and type(node.left) is not ast.Constant)  # type: ignore[attr-defined]
@@ -98,71 +135,86 @@ class FunctionArguments:
             return isinstance(node.op, (ast.BitAnd, ast.BitOr)) and (  # type: ignore[attr-defined]
                 self.is_mask(node.left) or self.is_mask(node.right))  # type: ignore[attr-defined]
         if kind is ast.Call:
+            for keyword in node.keywords:  # type: ignore[attr-defined]
+                if keyword.arg == "dtype" and self.imports.resolve(dotted_name(keyword.value)) in BOOL_DTYPES:
+                    return True
             func = node.func  # type: ignore[attr-defined]
-            if any(k.arg == "dtype" and self.imports.resolve(dotted_name(k.value)) in BOOL_DTYPES
-                   for k in node.keywords):  # type: ignore[attr-defined]
-                return True
-            if type(func) is ast.Attribute:
+            if type(func) is not ast.Attribute:
+                return False
+            attr = func.attr
+            if attr in BOOL_PREDICATES:  # ``torch.isnan(x)``, ``x.isnan()``; not ``np.isnan``
                 resolved = self.imports.resolve(dotted_name(func))
-                if resolved is not None:
-                    return resolved.startswith("torch.") and resolved.rpartition(".")[2] in BOOL_PREDICATES
-                return func.attr in ("bool",) or func.attr in BOOL_PREDICATES or (
-                    func.attr in _MASK_KEEPING_METHODS and self.is_mask(func.value))
+                return resolved is None or resolved.startswith("torch.")
+            return attr == "bool" or (attr in _MASK_KEEPING_METHODS and self.is_mask(func.value))
         return False
 
     def bind(self, target: ast.expr, value: ast.expr | None) -> None:
-        """``target = value`` (``value`` ``None``: bound by a ``for``, ``with`` or an augmented assignment
-        to something that is not Python)."""
-        if type(value) is ast.Call and (callee := dotted_name(value.func)) and not (
-                self.is_python(value) or self.is_mask(value)):
-            self._bind_result(target, callee)
-            return
-        python = value is not None and self.is_python(value)
-        mask = value is not None and not python and self.is_mask(value)
-        for name in _bound_names(target):
-            self.returned.pop(name, None)
-            (self.python_names.add if python else self.python_names.discard)(name)
-            (self.mask_names.add if mask else self.mask_names.discard)(name)
-
-    def _bind_result(self, target: ast.expr, callee: str) -> None:
-        if type(target) is ast.Name and self.is_mask(target if False else ast.Call()) if False else False:
-            pass
-        for name in _bound_names(target):
-            self.mask_names.discard(name)
+        """``target = value`` (``value`` ``None``: bound by a ``for``, a ``with`` or an augmented
+        assignment to something that is not Python): kept as written, judged when read."""
+        bound = self.bound
         if type(target) is ast.Name:
-            self.python_names.discard(target.id)
-            self.returned[target.id] = (callee, WHOLE)
-            return
-        elements = target.elts if type(target) is ast.Tuple or type(target) is ast.List else None
-        for index, element in enumerate(elements or [target]):
-            for name in _bound_names(element):
-                self.python_names.discard(name)
-                if elements is not None and type(element) is ast.Name:
-                    self.returned[name] = (callee, index)
+            bound[target.id] = (value, WHOLE, bound.get(target.id))
+        elif type(target) is ast.Tuple or type(target) is ast.List:
+            for index, element in enumerate(target.elts):
+                if type(element) is ast.Name:
+                    bound[element.id] = (value, index, bound.get(element.id))
                 else:
-                    self.returned.pop(name, None)
+                    for name in _bound_names(element):
+                        bound[name] = (None, WHOLE, None)
+        else:
+            for name in _bound_names(target):
+                bound[name] = (None, WHOLE, None)
 
-    def call(self, node: ast.Call) -> tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool,
-                                              tuple[Slot, ...]]:
-        """The call's arguments that are Python values, those that are a call's result (slot, callee,
-        element), whether it splats (``f(*args)``, ``f(**kwargs)``: which parameter gets what is not
-        known), and the arguments that are boolean masks."""
-        python: list[Slot] = []
-        via: list[tuple[Slot, str, int]] = []
-        masks: list[Slot] = []
+    def call(self, node: ast.Call) -> Arguments:
+        """What the call passes: the arguments that are Python values, boolean masks or a call's result
+        (slot, callee, element), whether it splats, and every slot written. Run on every call that may
+        reach the tree, so written for speed: most arguments are parameters, judged at a glance."""
+        found: list[tuple[int, Slot, ast.expr, int]] | None = None
         splat = False
-        slots: list[tuple[Slot | None, ast.expr]] = [*enumerate(node.args)]
-        slots += [(keyword.arg, keyword.value) for keyword in node.keywords]
-        for slot, value in slots:
-            if slot is None or type(value) is ast.Starred:
+        given: list[Slot] = []
+        for index, value in enumerate(node.args):
+            if type(value) is ast.Starred:
                 splat = True
-            elif type(value) is ast.Name and value.id in self.returned:
-                via.append((slot, *self.returned[value.id]))
-            elif self.is_python(value):
-                python.append(slot)
-            elif self.is_mask(value):
-                masks.append(slot)
-        return tuple(python), tuple(via), splat, tuple(masks)
+            else:
+                given.append(index)
+                if type(value) is not ast.Name or value.id in self.bound:
+                    found = self._judge(index, value, found)
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                splat = True
+            else:
+                given.append(keyword.arg)
+                value = keyword.value
+                if type(value) is not ast.Name or value.id in self.bound:
+                    found = self._judge(keyword.arg, value, found)
+        if not found:
+            return _plain(splat, tuple(given))
+        python = tuple(slot for what, slot, _, _ in found if what == 0)
+        masks = tuple(slot for what, slot, _, _ in found if what == 1)
+        via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
+                    for what, slot, value, element in found if what == 2)
+        return Arguments(python, via, splat, masks, tuple(given))
+
+    def _judge(self, slot: Slot, value: ast.expr,
+               found: list[tuple[int, Slot, ast.expr, int]] | None) -> list[tuple[int, Slot, ast.expr, int]] | None:
+        """Add what ``value``, passed in ``slot``, is known to be (0 Python, 1 mask, 2 a call's result)."""
+        element = WHOLE
+        if type(value) is ast.Name:
+            known = self._bound_value(value.id)
+            if known is None:
+                return found  # a loop target, a ``with`` target: nothing known
+            value, element = known  # judged as what it was bound to (a mention of itself reads back)
+        elif type(value) is ast.Attribute and value.attr not in _META_READS:
+            return found  # ``self.scale``, ``x.weight``: nothing known
+        if self.is_python(value):  # ``h, w = x.shape``: each element of a Python value is Python too
+            what = 0
+        elif element == WHOLE and self.is_mask(value):
+            what = 1
+        elif type(value) is ast.Call and (element == WHOLE or not self.is_mask(value)):
+            what = 2  # a helper's result: the program looks it up
+        else:
+            return found
+        return [*(found or ()), (what, slot, value, element)]
 
     def returns(self, value: ast.expr | None) -> None:
         """A ``return`` of ``value``: narrow the elements that are Python (or masks) on every ``return``."""
@@ -180,6 +232,12 @@ class FunctionArguments:
     def returned_elements(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The elements Python, and those that are masks, on every ``return`` (``WHOLE``: the value itself)."""
         return tuple(sorted(self.python_returns or ())), tuple(sorted(self.mask_returns or ()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(splat: bool, given: tuple[Slot, ...]) -> Arguments:
+    """Arguments that are only written, shared: a pickled tree holds each shape once."""
+    return Arguments(splat=splat, given=given)
 
 
 def _bound_names(target: ast.expr) -> list[str]:

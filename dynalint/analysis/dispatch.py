@@ -38,13 +38,23 @@ def decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> l
     return [name for name in written if name]
 
 
-def parameter_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
-    """Parameters whose default is a dotted name (``rnn_layer=nn.LSTM``, ``act=F.gelu``)."""
+def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
+    """Each parameter that has a default, with it."""
     positional = node.args.posonlyargs + node.args.args
     pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
-    pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
-    found = {arg.arg: dotted_name(default) for arg, default in pairs}
+    return pairs + [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+
+
+def parameter_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Parameters whose default is a dotted name (``rnn_layer=nn.LSTM``, ``act=F.gelu``)."""
+    found = {arg.arg: dotted_name(default) for arg, default in _defaults(node)}
     return {name: default for name, default in found.items() if default and default != "None"}
+
+
+def none_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The parameters whose default is ``None`` (``take_from=None``)."""
+    return tuple(arg.arg for arg, default in _defaults(node)
+                 if isinstance(default, ast.Constant) and default.value is None)
 
 
 def registry_of(node: ast.expr) -> str | None:

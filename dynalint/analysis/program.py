@@ -497,6 +497,12 @@ class Program:
         one (``masked_edge_index(edge_index, edge_type == i)``). Empty for an entry point."""
         return self._passed(qualified, "mask")
 
+    def passed_none(self, qualified: str) -> frozenset[str]:
+        """The parameters with a ``None`` default that no call of ``qualified`` in compiled code passes
+        (``deprecate(name, version, message)`` leaves ``take_from=None``): ``None`` while Dynamo traces
+        it from there. Empty for an entry point."""
+        return self._passed(qualified, "none")
+
     def returns_mask(self, caller: str, callee: str, element: int) -> bool:
         """Whether every function ``callee`` (written in ``caller``) may run returns a boolean mask in
         ``element`` (``-1``: its whole result) on every ``return``."""
@@ -512,15 +518,23 @@ class Program:
         if region is None or not sites or (region.entry == qualified and region.confidence is Confidence.CERTAIN):
             return frozenset()
         definition = self.functions[qualified].definition
-        names = [name for name, _ in definition.params]
+        names = [name for name, _ in definition.params if name not in definition.keyword_only]
         first = 1 if definition.class_name is not None and "staticmethod" not in definition.decorators else 0
+        positional = dict(enumerate(names[first:]))  # a position given -> the parameter it fills
         found: set[str] | None = None
         for caller, call in sites:
-            if call.splat:
+            arguments = call.arguments
+            if arguments.splat:
                 return frozenset()
-            passed = set(call.python_args if what == "python" else call.mask_args) | {
-                slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
-            here = {name for index, name in enumerate(names[first:]) if index in passed or name in passed}
+            if what == "none":  # left to its ``None`` default
+                given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in arguments.given}
+                here = set(definition.none_defaults) - given
+            else:
+                passed = set(arguments.python if what == "python" else arguments.masks) | {
+                    slot for slot, callee, element in arguments.via_returns
+                    if self._returns(caller, callee, element, what)}
+                here = {positional.get(slot, "") if isinstance(slot, int) else slot for slot in passed} & {
+                    name for name, _ in definition.params}
             found = here if found is None else found & here
         self._passed_memo[key] = frozenset(found or ())
         return self._passed_memo[key]

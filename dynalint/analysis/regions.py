@@ -116,8 +116,11 @@ class LintContext:
 
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
         """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
-        that returns it: ``True`` whenever Dynamo traces."""
+        that returns it: ``True`` whenever Dynamo traces. So is ``x is None`` for a name that is ``None``
+        whenever Dynamo traces this function (a parameter no caller in compiled code passes)."""
         if isinstance(node, cst.Name) and self._guard_names.get(node.value) is True:
+            return True
+        if self._none_test(node) is True:
             return True
         if not isinstance(node, cst.Call):
             return False
@@ -127,8 +130,29 @@ class LintContext:
         return bool(dotted and function and self.program.is_compile_guard(function, dotted))
 
     def is_not_compiling_check(self, node: cst.BaseExpression) -> bool:
-        """A name bound to a test that is ``False`` whenever Dynamo traces (``eager = not is_compiling()``)."""
-        return isinstance(node, cst.Name) and self._guard_names.get(node.value) is False
+        """A name bound to a test that is ``False`` whenever Dynamo traces (``eager = not is_compiling()``),
+        or a test on a name that is ``None`` then: ``x is not None``, ``isinstance(x, dict)``."""
+        return (isinstance(node, cst.Name) and self._guard_names.get(node.value) is False) or self._none_test(node) is False
+
+    def _none_test(self, node: cst.BaseExpression) -> bool | None:
+        """The value of ``x is None`` / ``x is not None`` / ``isinstance(x, T)`` for a name ``x`` that is
+        ``None`` whenever Dynamo traces; ``None`` for any other test."""
+        nones = self.values.nones
+        if not nones:
+            return None
+        if (type(node) is cst.Comparison and len(node.comparisons) == 1 and type(node.left) is cst.Name
+                and node.left.value in nones and type(node.comparisons[0].comparator) is cst.Name
+                and node.comparisons[0].comparator.value == "None"):
+            operator = type(node.comparisons[0].operator)
+            return True if operator is cst.Is else False if operator is cst.IsNot else None
+        if (type(node) is cst.Call and len(node.args) == 2 and type(node.args[0].value) is cst.Name
+                and node.args[0].value.value in nones and self.resolve(node.func) == "builtins.isinstance"):
+            types = node.args[1].value
+            named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+            # ``isinstance(None, dict)`` is false; ``type(None)``, ``NoneType`` or an unknown name may not be
+            if not any(type(t) is cst.Call or self.resolve(t) in (None, "types.NoneType") for t in named):
+                return False
+        return None
 
     def guard(self, test: cst.BaseExpression) -> Untraced | None:
         """Which side of a test on ``test`` Dynamo never traces (``compile_guards.guard`` with this walk's names)."""
@@ -231,6 +255,7 @@ class LintContext:
             node, self.imports, is_method, frozenset(tensor_attrs), frozenset(layer_attrs), parent_values,
             self._call_type, self.program.parameter_types(qualified),
             (lambda held, attr: self._held_tensor(class_qualified, held, attr)) if class_qualified else None,
+            self.program.passed_none(qualified),
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)

@@ -17,7 +17,7 @@ from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.call_arguments import FunctionArguments
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
-from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.summary import UNREAD_ARGUMENTS, CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.torch_facts import (
     COLLECTIVES,
     COMPILE,
@@ -267,6 +267,8 @@ class _Summarizer(ast.NodeVisitor):
             if annotation and resolved not in TENSOR_TYPES and not (resolved or "").startswith("builtins."):
                 function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
         function.param_defaults = dispatch.parameter_defaults(node)
+        function.none_defaults = dispatch.none_defaults(node)
+        function.keyword_only = tuple(a.arg for a in node.args.kwonlyargs)
         function.decorators = dispatch.decorators(node)
         self.summary.functions[qualname] = function
         for decorator in node.decorator_list:
@@ -451,10 +453,12 @@ class _Summarizer(ast.NodeVisitor):
         resolved = self.imports.resolve(callee)
         function = self._current_function()
         if function is not None and callee:
-            if (node.args or node.keywords) and self._arguments and _may_call_the_tree(callee, resolved, function):
-                function.calls.append(CallSite(node.lineno, callee, *self._arguments[-1].call(node)))
-            else:
+            if not (node.args or node.keywords):
                 function.calls.append(CallSite(node.lineno, callee))
+            elif self._arguments and _may_call_the_tree(callee, resolved, function):
+                function.calls.append(CallSite(node.lineno, callee, self._arguments[-1].call(node)))
+            else:  # arguments not read: which parameter gets what is as unknown as behind a splat
+                function.calls.append(CallSite(node.lineno, callee, UNREAD_ARGUMENTS))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)

@@ -17,18 +17,38 @@ from dynalint.analysis.type_hints import Annotation
 from dynalint.model.dynamo_settings import CompileSettings
 
 
+Slot = int | str  # a positional argument's index, or a keyword argument's name
+
+
+class Arguments(NamedTuple):
+    """What a call passes, as ``call_arguments`` reads it."""
+
+    python: tuple[Slot, ...] = ()  # the arguments that are Python values under Dynamo
+    # Arguments that are a call's result, or an element of one: (slot, the callee as written, the element or -1).
+    via_returns: tuple[tuple[Slot, str, int], ...] = ()
+    # ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs
+    # no function of the tree outside torch itself): which parameter gets what is not known.
+    splat: bool = False
+    masks: tuple[Slot, ...] = ()  # the arguments that are boolean masks by how they are made
+    given: tuple[Slot, ...] = ()  # every argument written (positions and keywords)
+
+
+NO_ARGUMENTS = Arguments()
+UNREAD_ARGUMENTS = Arguments(splat=True)
+
+
 class CallSite(NamedTuple):
     """A call in a function's body. A named tuple, not a dataclass: a tree has a hundred thousand of them,
-    and each travels from a worker process and into the cache pickled, where a tuple costs a third."""
+    and each travels from a worker process and into the cache pickled, where a tuple costs a third.
+    Most calls pass nothing worth recording: their ``arguments`` are one shared object, pickled once."""
 
     line: int
     callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
-    # The arguments that are Python values under Dynamo (``call_arguments``): positions and keywords.
-    python_args: tuple[int | str, ...] = ()
-    # Arguments that are a name bound to a call's result: (slot, the callee as written, the element or -1).
-    via_returns: tuple[tuple[int | str, str, int], ...] = ()
-    splat: bool = False  # ``f(*args)`` / ``f(**kwargs)``: which parameter gets what is not known
-    mask_args: tuple[int | str, ...] = ()  # the arguments that are boolean masks by how they are made
+    arguments: Arguments = NO_ARGUMENTS
+
+    def __reduce__(self) -> tuple[type[CallSite], tuple[object, ...]]:
+        # A call that passes nothing travels as two fields: most of a tree's calls.
+        return CallSite, (self[:2] if self.arguments is NO_ARGUMENTS else tuple(self))
 
 
 @dataclass(frozen=True)
@@ -81,6 +101,8 @@ class FunctionSummary(_PickledAsTuple):
     # whole non-tuple value), by ``call_arguments``: ``return x.shape[1], None`` gives ``(0,)``.
     python_returns: tuple[int, ...] = ()
     mask_returns: tuple[int, ...] = ()  # the same for boolean masks (``return out, mask`` with a bool ``mask``)
+    none_defaults: tuple[str, ...] = ()  # parameters whose default is ``None``
+    keyword_only: tuple[str, ...] = ()  # the parameters after ``*`` / ``*args``: never given by position
     annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
     returns: Annotation | None = None  # the return annotation
     # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:

@@ -68,6 +68,9 @@ class ValueScope:
     conditional: dict[str, str] = field(default_factory=dict)
     # Names bound to a display whose truth is known without running anything (``parts = [y]``: true).
     truths: dict[str, bool] = field(default_factory=dict)
+    # Names that are ``None`` while Dynamo traces: a parameter no caller in compiled code passes, left to
+    # its ``None`` default (``Program.passed_none``), and names bound to one.
+    nones: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -81,6 +84,7 @@ class ValueScope:
         call_type: Callable[[cst.Call], ValueType | None] | None = None,
         parameter_types: dict[str, ValueType] | None = None,
         held_tensor: Callable[[str, str], bool] | None = None,
+        none_parameters: frozenset[str] = frozenset(),
     ) -> ValueScope:
         """The scope at the top of ``node``'s body; ``parameter_types`` are what the program knows of the
         parameters: what every call in compiled code passes, else what the annotations say."""
@@ -107,6 +111,7 @@ class ValueScope:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Kind.UNKNOWN
+        scope.nones = set(none_parameters)
         return scope
 
     # -- bindings -----------------------------------------------------------------------------
@@ -136,6 +141,10 @@ class ValueScope:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
             self.structures.pop(target.value, None)
+            if kind is None and type(value) is cst.Name and value.value in self.nones:
+                self.nones.add(target.value)  # ``deprecated_kwargs = take_from``
+            else:
+                self.nones.discard(target.value)
             truth = self.static_truth(value) if value is not None and kind is None else None
             if truth is None:
                 self.truths.pop(target.value, None)
@@ -263,12 +272,14 @@ class ValueScope:
 
     def static_truth(self, node: cst.BaseExpression) -> bool | None:
         """The truth of ``node`` when the code alone says it: a display (``[y]`` is true, ``()`` false),
-        ``True``/``False``/``None``, or a name bound to one of those."""
+        ``True``/``False``/``None``, or a name bound to one of those (a parameter left ``None`` too)."""
         if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return bool(node.elements)
         if type(node) is cst.Name:
             if node.value in self.truths:
                 return self.truths[node.value]
+            if node.value in self.nones:
+                return False
             return {"True": True, "False": False, "None": False}.get(node.value)
         return None
 
