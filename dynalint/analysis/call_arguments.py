@@ -193,7 +193,7 @@ class FunctionArguments:
         masks = tuple(slot for what, slot, _, _ in found if what == 1)
         via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
                     for what, slot, value, element in found if what == 2)
-        return Arguments(python, via, splat, masks, tuple(given))
+        return python, via, splat, masks, tuple(given)
 
     def _judge(self, slot: Slot, value: ast.expr,
                found: list[tuple[int, Slot, ast.expr, int]] | None) -> list[tuple[int, Slot, ast.expr, int]] | None:
@@ -210,7 +210,8 @@ class FunctionArguments:
             what = 0
         elif element == WHOLE and self.is_mask(value):
             what = 1
-        elif type(value) is ast.Call and (element == WHOLE or not self.is_mask(value)):
+        elif type(value) is ast.Call and _may_give_python_or_mask(value, element) and (
+                element == WHOLE or not self.is_mask(value)):
             what = 2  # a helper's result: the program looks it up
         else:
             return found
@@ -234,10 +235,18 @@ class FunctionArguments:
         return tuple(sorted(self.python_returns or ())), tuple(sorted(self.mask_returns or ()))
 
 
+def _may_give_python_or_mask(call: ast.Call, element: int) -> bool:
+    """Whether a call's result (or ``element`` of it) is worth looking up: a helper function's, or one
+    element of a method's tuple. ``h = self.norm(x)``, a layer's whole output, is a tensor: most calls
+    are these, and not recording them keeps the summaries small."""
+    return element != WHOLE or type(call.func) is not ast.Attribute or type(call.func.value) is not ast.Name or (
+        call.func.value.id != "self")
+
+
 @functools.lru_cache(maxsize=4096)
 def _plain(splat: bool, given: tuple[Slot, ...]) -> Arguments:
     """Arguments that are only written, shared: a pickled tree holds each shape once."""
-    return Arguments(splat=splat, given=given)
+    return (), (), splat, (), given
 
 
 def _bound_names(target: ast.expr) -> list[str]:

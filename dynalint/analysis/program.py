@@ -523,16 +523,14 @@ class Program:
         positional = dict(enumerate(names[first:]))  # a position given -> the parameter it fills
         found: set[str] | None = None
         for caller, call in sites:
-            arguments = call.arguments
-            if arguments.splat:
+            if call.splat:
                 return frozenset()
             if what == "none":  # left to its ``None`` default
-                given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in arguments.given}
+                given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given}
                 here = set(definition.none_defaults) - given
             else:
-                passed = set(arguments.python if what == "python" else arguments.masks) | {
-                    slot for slot, callee, element in arguments.via_returns
-                    if self._returns(caller, callee, element, what)}
+                passed = set(call.python_args if what == "python" else call.mask_args) | {
+                    slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
                 here = {positional.get(slot, "") if isinstance(slot, int) else slot for slot in passed} & {
                     name for name, _ in definition.params}
             found = here if found is None else found & here

@@ -20,35 +20,52 @@ from dynalint.model.dynamo_settings import CompileSettings
 Slot = int | str  # a positional argument's index, or a keyword argument's name
 
 
-class Arguments(NamedTuple):
-    """What a call passes, as ``call_arguments`` reads it."""
-
-    python: tuple[Slot, ...] = ()  # the arguments that are Python values under Dynamo
-    # Arguments that are a call's result, or an element of one: (slot, the callee as written, the element or -1).
-    via_returns: tuple[tuple[Slot, str, int], ...] = ()
-    # ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs
-    # no function of the tree outside torch itself): which parameter gets what is not known.
-    splat: bool = False
-    masks: tuple[Slot, ...] = ()  # the arguments that are boolean masks by how they are made
-    given: tuple[Slot, ...] = ()  # every argument written (positions and keywords)
-
-
-NO_ARGUMENTS = Arguments()
-UNREAD_ARGUMENTS = Arguments(splat=True)
+# What a call passes, as ``call_arguments`` reads it: a plain tuple, which unpickles in C (a tree has
+# tens of thousands): (Python-valued slots, (slot, callee, element) of calls' results, splat, mask slots,
+# every slot written). ``CallSite``'s properties name the parts.
+Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool, tuple[Slot, ...], tuple[Slot, ...]]
+NO_ARGUMENTS: Arguments = ((), (), False, (), ())
+# ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs no
+# function of the tree outside torch itself): which parameter gets what is not known.
+UNREAD_ARGUMENTS: Arguments = ((), (), True, (), ())
 
 
 class CallSite(NamedTuple):
     """A call in a function's body. A named tuple, not a dataclass: a tree has a hundred thousand of them,
-    and each travels from a worker process and into the cache pickled, where a tuple costs a third.
-    Most calls pass nothing worth recording: their ``arguments`` are one shared object, pickled once."""
+    and each travels from a worker process and into the cache pickled, where a tuple costs a third."""
 
     line: int
     callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
     arguments: Arguments = NO_ARGUMENTS
 
     def __reduce__(self) -> tuple[type[CallSite], tuple[object, ...]]:
-        # A call that passes nothing travels as two fields: most of a tree's calls.
+        # A call that passes nothing travels as two fields.
         return CallSite, (self[:2] if self.arguments is NO_ARGUMENTS else tuple(self))
+
+    @property
+    def python_args(self) -> tuple[Slot, ...]:
+        """The arguments that are Python values under Dynamo: positions and keywords."""
+        return self.arguments[0]
+
+    @property
+    def via_returns(self) -> tuple[tuple[Slot, str, int], ...]:
+        """Arguments that are a call's result, or an element of one: (slot, callee as written, element or -1)."""
+        return self.arguments[1]
+
+    @property
+    def splat(self) -> bool:
+        """Whether which parameter gets what is not known (a splat, or arguments not read)."""
+        return self.arguments[2]
+
+    @property
+    def mask_args(self) -> tuple[Slot, ...]:
+        """The arguments that are boolean masks by how they are made."""
+        return self.arguments[3]
+
+    @property
+    def given(self) -> tuple[Slot, ...]:
+        """Every argument written: positions and keywords."""
+        return self.arguments[4]
 
 
 @dataclass(frozen=True)
