@@ -169,31 +169,36 @@ class FunctionArguments:
         """What the call passes: the arguments that are Python values, boolean masks or a call's result
         (slot, callee, element), whether it splats, and every slot written. Run on every call that may
         reach the tree, so written for speed: most arguments are parameters, judged at a glance."""
+        bound = self.bound
         found: list[tuple[int, Slot, ast.expr, int]] | None = None
         splat = False
-        given: list[Slot] = []
-        for index, value in enumerate(node.args):
+        count = 0
+        for value in node.args:
             if type(value) is ast.Starred:
                 splat = True
-            else:
-                given.append(index)
-                if type(value) is not ast.Name or value.id in self.bound:
-                    found = self._judge(index, value, found)
+                continue
+            if type(value) is not ast.Name or value.id in bound:
+                found = self._judge(count, value, found)
+            count += 1
+        names: list[str] = []
         for keyword in node.keywords:
             if keyword.arg is None:
                 splat = True
-            else:
-                given.append(keyword.arg)
-                value = keyword.value
-                if type(value) is not ast.Name or value.id in self.bound:
-                    found = self._judge(keyword.arg, value, found)
+                continue
+            names.append(keyword.arg)
+            value = keyword.value
+            if type(value) is not ast.Name or value.id in bound:
+                found = self._judge(keyword.arg, value, found)
+        given: tuple[Slot, ...] = _POSITIONS[count] if count < len(_POSITIONS) else tuple(range(count))
+        if names:
+            given += tuple(names)
         if not found:
-            return _plain(splat, tuple(given))
+            return _plain(splat, given)
         python = tuple(slot for what, slot, _, _ in found if what == 0)
         masks = tuple(slot for what, slot, _, _ in found if what == 1)
         via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
                     for what, slot, value, element in found if what == 2)
-        return python, via, splat, masks, tuple(given)
+        return python, via, splat, masks, given
 
     def _judge(self, slot: Slot, value: ast.expr,
                found: list[tuple[int, Slot, ast.expr, int]] | None) -> list[tuple[int, Slot, ast.expr, int]] | None:
@@ -241,6 +246,9 @@ def _may_give_python_or_mask(call: ast.Call, element: int) -> bool:
     are these, and not recording them keeps the summaries small."""
     return element != WHOLE or type(call.func) is not ast.Attribute or type(call.func.value) is not ast.Name or (
         call.func.value.id != "self")
+
+
+_POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(16))
 
 
 @functools.lru_cache(maxsize=4096)

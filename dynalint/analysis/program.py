@@ -262,7 +262,8 @@ class Program:
         entry = self.functions.get(caller)
         if entry is None:
             return []
-        return [(call, callee) for call in entry.definition.calls for callee in self.resolve_calls(caller, call.callee)]
+        return [(CallSite(*record), callee) for record in entry.definition.calls
+                for callee in self.resolve_calls(caller, record[1])]
 
     def resolve_calls(self, caller: str, callee: str) -> list[Callee]:
         """Every function in the tree that ``callee``, written inside ``caller``, may run."""

@@ -17,7 +17,7 @@ from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.call_arguments import FunctionArguments
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
-from dynalint.analysis.summary import UNREAD_ARGUMENTS, CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.torch_facts import (
     COLLECTIVES,
     COMPILE,
@@ -454,16 +454,16 @@ class _Summarizer(ast.NodeVisitor):
         function = self._current_function()
         if function is not None and callee:
             if not (node.args or node.keywords):
-                function.calls.append(CallSite(node.lineno, callee))
+                function.calls.append((node.lineno, callee))
             elif self._arguments and _may_call_the_tree(callee, resolved, function):
-                function.calls.append(CallSite(node.lineno, callee, self._arguments[-1].call(node)))
+                function.calls.append((node.lineno, callee, self._arguments[-1].call(node)))
             else:  # arguments not read: which parameter gets what is as unknown as behind a splat
-                function.calls.append(CallSite(node.lineno, callee, UNREAD_ARGUMENTS))
+                function.calls.append((node.lineno, callee, UNREAD_ARGUMENTS))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
-            function.calls.append(CallSite(node.lineno, dispatched_callee))
+            function.calls.append((node.lineno, dispatched_callee))
         if resolved in COMPILE and node.args:
             self._compile_call(node, node.args[0], f"torch.compile({ast.unparse(node.args[0])})",
                                compile_settings(node.keywords))

@@ -30,17 +30,18 @@ NO_ARGUMENTS: Arguments = ((), (), False, (), ())
 UNREAD_ARGUMENTS: Arguments = ((), (), True, (), ())
 
 
+# A call as the summary keeps it: ``(line, callee)`` or ``(line, callee, arguments)``. Plain tuples: a
+# tree has a hundred thousand calls, each travels from a worker process and into the cache pickled, and
+# a plain tuple unpickles in C. The program reads the few it follows as ``CallSite``s.
+CallRecord = tuple[int, str] | tuple[int, str, Arguments]
+
+
 class CallSite(NamedTuple):
-    """A call in a function's body. A named tuple, not a dataclass: a tree has a hundred thousand of them,
-    and each travels from a worker process and into the cache pickled, where a tuple costs a third."""
+    """A call in a function's body, as the program reads it (``CallSite(*record)``)."""
 
     line: int
     callee: str  # the callee as written: ``helper``, ``self.block``, ``F.relu``, ``self.mlp.step``
     arguments: Arguments = NO_ARGUMENTS
-
-    def __reduce__(self) -> tuple[type[CallSite], tuple[object, ...]]:
-        # A call that passes nothing travels as two fields.
-        return CallSite, (self[:2] if self.arguments is NO_ARGUMENTS else tuple(self))
 
     @property
     def python_args(self) -> tuple[Slot, ...]:
@@ -126,7 +127,7 @@ class FunctionSummary(_PickledAsTuple):
     # a guard the project wrote, ``True`` whenever Dynamo traces.
     is_compile_guard: bool = False
     returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
-    calls: list[CallSite] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)  # ``CallSite(*record)`` names the parts
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
     loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
