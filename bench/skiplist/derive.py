@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench" / "difftest"), str(Path(__file__).resolve().parent)]
 
 from candidates import CALLS, EXTRA_IMPORTS  # noqa: E402
+from generated import write_or_check  # noqa: E402
 
 GENERATED = ROOT / "dynalint" / "analysis" / "skipped_library_calls.py"
 OWN_CODE = "DYN004"
@@ -185,13 +186,7 @@ def main() -> int:
         note = row["error"] or row["owner"] or ""
         print(f"{row['name']:32} {'yes' if row['breaks'] else 'no':7} {row['gb']!s:7} {row['rules']!s:12} {note}")
     text = render(rows, torch.__version__.split("+")[0])
-    if options.check:
-        stale = not GENERATED.exists() or GENERATED.read_text(encoding="utf-8") != text
-        print("stale" if stale else "up to date", file=sys.stderr)
-        return 1 if stale else 0
-    GENERATED.write_text(text, encoding="utf-8")
-    print(f"wrote {GENERATED.relative_to(ROOT)}", file=sys.stderr)
-    return 0
+    return write_or_check(GENERATED, text, options.check, ROOT)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generated import write_or_check  # noqa: E402
+
 GENERATED = ROOT / "dynalint" / "analysis" / "in_graph_functions.py"
 
 
@@ -45,13 +49,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when the module is stale")
     options = parser.parse_args()
     text = render()
-    if options.check:
-        stale = not GENERATED.exists() or GENERATED.read_text(encoding="utf-8") != text
-        print("stale" if stale else "up to date", file=sys.stderr)
-        return 1 if stale else 0
-    GENERATED.write_text(text, encoding="utf-8")
-    print(f"wrote {GENERATED.relative_to(ROOT)}", file=sys.stderr)
-    return 0
+    return write_or_check(GENERATED, text, options.check, ROOT)
 
 
 if __name__ == "__main__":

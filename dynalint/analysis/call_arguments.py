@@ -57,22 +57,17 @@ class FunctionArguments:
 
     def _binding(self, name: str, test: Callable[[ast.expr], bool]) -> bool:
         """Whether ``name``'s latest binding passes ``test`` (``is_python`` or ``is_mask``), judged with
-        the name as it was before that binding."""
-        binding = self.bound.get(name)
-        if binding is None:
+        the name as it was before that binding (``mask = mask.view(b, n)`` reads the earlier ``mask``)."""
+        known = self._bound_value(name)
+        if known is None:
             return False
-        value, element, previous = binding
-        if value is None:
-            return False
-        if previous is None:
+        binding = self.bound[name]
+        if binding[2] is None:
             del self.bound[name]
         else:
-            self.bound[name] = previous
+            self.bound[name] = binding[2]
         try:
-            if element != WHOLE and type(value) in (ast.Tuple, ast.List):
-                items = value.elts  # type: ignore[attr-defined]
-                return element < len(items) and test(items[element])
-            return test(value)  # ``b, c, h, w = x.shape``: the elements of a Python value are Python
+            return test(known[0])  # ``b, c, h, w = x.shape``: the elements of a Python value are Python
         finally:
             self.bound[name] = binding
 
