@@ -525,7 +525,7 @@ def test_a_factory_that_fails_fails_the_run_and_names_its_entry(tmp_path: Path) 
     entry = f"([tool.dynalint.verify] factories in {tmp_path / 'pyproject.toml'})"
     assert completed.returncode == 2, completed.stderr[-3000:]
     assert len(errors) == 3 and all(line.endswith(entry) for line in errors), completed.stderr
-    assert "factory `model:fnuc` (eval): AttributeError: module 'model' has no attribute 'fnuc'" in errors[0]
+    assert "factory `model:fnuc` (eval): factory `model:fnuc`: module `model` has no `fnuc`" in errors[0]
     assert "factory `model:wrong_shape` (eval): factory `model:wrong_shape` must return (callable, args, kwargs)" in errors[1]
     assert "factory `model:raises` (eval): ValueError: boom in forward at model.py:19" in errors[2]
     assert "census factory:model:build: 1 graphs" in completed.stderr  # the good one ran

@@ -155,7 +155,10 @@ def _callable_and_inputs(job: Job, module: types.ModuleType, device: str) -> tup
 
     if job.kind == "factory":
         factory_module, _, name = job.target.partition(":")
-        factory = getattr(__import__("importlib").import_module(factory_module), name)
+        imported = __import__("importlib").import_module(factory_module)
+        factory = getattr(imported, name, None)
+        if factory is None:
+            raise Unverifiable(f"factory `{job.target}`: module `{factory_module}` has no `{name}`")
         built = factory()
         if not (isinstance(built, tuple) and len(built) == 3):
             raise Unverifiable(f"factory `{job.target}` must return (callable, args, kwargs)")
