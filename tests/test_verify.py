@@ -558,3 +558,26 @@ def test_a_break_inside_a_file_not_linted_is_placed_on_the_callers_line_and_name
     assert finding["verify"]["break_in"] == "fakeutil/collate.py:3 (gather)", finding
     assert "inside `fakeutil/collate.py:3 (gather)`, called from here" in finding["message"]
     assert "pass that path to lint it" in finding["message"]
+
+
+@pytest.mark.torch
+def test_a_factory_that_takes_the_mode_returns_labels_in_train_mode_and_the_loss_break_is_seen(tmp_path: Path) -> None:
+    """One factory, declared in both modes: called with ``mode="train"`` it returns labels, the forward
+    takes its loss path, and the break there (a ``.item()`` on the loss) is confirmed; in eval mode that
+    path is not reached."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.dynalint.verify]\nfactories = ["model:build", { factory = "model:build", mode = "train" }]\n',
+        encoding="utf-8")
+    (tmp_path / "model.py").write_text(
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = torch.nn.Linear(4, 2)\n\n"
+        "    def forward(self, x, labels=None):\n        out = self.proj(x)\n        if labels is not None:\n"
+        "            loss = torch.nn.functional.cross_entropy(out, labels)\n"
+        "            self.last_loss = loss.item()\n        return out\n\n\n"
+        "def build(mode='eval'):\n    x = torch.randn(2, 4)\n    if mode == 'train':\n"
+        "        return Net(), (x,), {'labels': torch.tensor([0, 1])}\n    return Net(), (x,), {}\n",
+        encoding="utf-8")
+    completed = dynalint("--verify", "--output-format", "json", *EXTRA_VERIFY_ARGS, "model.py", cwd=tmp_path)
+    assert "Traceback" not in completed.stderr, completed.stderr[-3000:]
+    verdicts = {f["location"]["row"]: f["verify"] for f in json.loads(completed.stdout) if f["code"] == "DYN101"}
+    assert verdicts[13]["verdict"] == "confirmed", verdicts

@@ -150,6 +150,20 @@ def _resolve(module: types.ModuleType, qualname: str) -> tuple[Any, Any]:
     return owner, value
 
 
+def _mode_arguments(factory: Any, mode: str) -> dict[str, Any]:
+    """What a factory that asks for the mode gets: ``mode="train"`` / ``"eval"``, or ``train=True`` /
+    ``False``, so that one factory can return labels (and the loss path) in train mode."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin or a C callable: nothing to ask
+        return {}
+    if "mode" in parameters:
+        return {"mode": mode}
+    if "train" in parameters:
+        return {"train": mode == "train"}
+    return {}
+
+
 def _callable_and_inputs(job: Job, module: types.ModuleType, device: str) -> tuple[Any, list[Any], dict[str, Any]]:
     import torch
 
@@ -159,7 +173,7 @@ def _callable_and_inputs(job: Job, module: types.ModuleType, device: str) -> tup
         factory = getattr(imported, name, None)
         if factory is None:
             raise Unverifiable(f"factory `{job.target}`: module `{factory_module}` has no `{name}`")
-        built = factory()
+        built = factory(**_mode_arguments(factory, job.mode))
         if not (isinstance(built, tuple) and len(built) == 3):
             raise Unverifiable(f"factory `{job.target}` must return (callable, args, kwargs)")
         target, args, kwargs = built
