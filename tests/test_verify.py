@@ -506,20 +506,23 @@ def test_device_cuda_on_a_torch_without_cuda_is_a_usage_error(tmp_path: Path) ->
     assert "verified on" not in ran.stderr and ran.stdout == ""
 
 
+def factory_project(folder: Path, factories: str, model: str) -> None:
+    """A project whose ``[tool.dynalint.verify]`` declares ``factories`` (TOML), with ``model.py``."""
+    (folder / "pyproject.toml").write_text(f"[tool.dynalint.verify]\nfactories = {factories}\n", encoding="utf-8")
+    (folder / "model.py").write_text(model, encoding="utf-8")
+
+
 @pytest.mark.torch
 def test_a_factory_that_fails_fails_the_run_and_names_its_entry(tmp_path: Path) -> None:
     """A misspelled factory, one returning the wrong shape and one whose model raises each exit 2 with one
     line naming the factory, the exception and the ``pyproject.toml`` entry; a good one beside them
     still runs. Before, each gave exit 0 with a stderr note."""
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.dynalint.verify]\nfactories = ["model:fnuc", "model:wrong_shape", "model:raises", "model:build"]\n',
-        encoding="utf-8")
-    (tmp_path / "model.py").write_text(
-        "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n\n"
-        "def build():\n    return Net(), (torch.randn(2),), {}\n\n\n"
-        "def wrong_shape():\n    return Net()\n\n\n"
-        "class Boom(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('boom in forward')\n\n\n"
-        "def raises():\n    return Boom(), (torch.randn(2),), {}\n", encoding="utf-8")
+    factory_project(tmp_path, '["model:fnuc", "model:wrong_shape", "model:raises", "model:build"]',
+                    "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n\n"
+                    "def build():\n    return Net(), (torch.randn(2),), {}\n\n\n"
+                    "def wrong_shape():\n    return Net()\n\n\n"
+                    "class Boom(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('boom in forward')\n\n\n"
+                    "def raises():\n    return Boom(), (torch.randn(2),), {}\n")
     completed = dynalint("--verify", *EXTRA_VERIFY_ARGS, "model.py", cwd=tmp_path)
     errors = [line for line in completed.stderr.splitlines() if line.startswith("dynalint: error:")]
     entry = f"([tool.dynalint.verify] factories in {tmp_path / 'pyproject.toml'})"
@@ -565,18 +568,14 @@ def test_a_factory_that_takes_the_mode_returns_labels_in_train_mode_and_the_loss
     """One factory, declared in both modes: called with ``mode="train"`` it returns labels, the forward
     takes its loss path, and the break there (a ``.item()`` on the loss) is confirmed; in eval mode that
     path is not reached."""
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.dynalint.verify]\nfactories = ["model:build", { factory = "model:build", mode = "train" }]\n',
-        encoding="utf-8")
-    (tmp_path / "model.py").write_text(
-        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.proj = torch.nn.Linear(4, 2)\n\n"
-        "    def forward(self, x, labels=None):\n        out = self.proj(x)\n        if labels is not None:\n"
-        "            loss = torch.nn.functional.cross_entropy(out, labels)\n"
-        "            self.last_loss = loss.item()\n        return out\n\n\n"
-        "def build(mode='eval'):\n    x = torch.randn(2, 4)\n    if mode == 'train':\n"
-        "        return Net(), (x,), {'labels': torch.tensor([0, 1])}\n    return Net(), (x,), {}\n",
-        encoding="utf-8")
+    factory_project(tmp_path, '["model:build", { factory = "model:build", mode = "train" }]',
+                    "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.proj = torch.nn.Linear(4, 2)\n\n"
+                    "    def forward(self, x, labels=None):\n        out = self.proj(x)\n        if labels is not None:\n"
+                    "            loss = torch.nn.functional.cross_entropy(out, labels)\n"
+                    "            self.last_loss = loss.item()\n        return out\n\n\n"
+                    "def build(mode='eval'):\n    x = torch.randn(2, 4)\n    if mode == 'train':\n"
+                    "        return Net(), (x,), {'labels': torch.tensor([0, 1])}\n    return Net(), (x,), {}\n")
     completed = dynalint("--verify", "--output-format", "json", *EXTRA_VERIFY_ARGS, "model.py", cwd=tmp_path)
     assert "Traceback" not in completed.stderr, completed.stderr[-3000:]
     verdicts = {f["location"]["row"]: f["verify"] for f in json.loads(completed.stdout) if f["code"] == "DYN101"}
