@@ -409,3 +409,23 @@ def test_min_confidence_config_rejects_other_values(project: Path, value: str) -
 
 def test_min_confidence_rejects_other_values_on_the_command_line(project: Path) -> None:
     assert invoke([".", "--min-confidence", "confirmed"]).exit_code == 2
+
+
+def test_a_break_no_rule_predicted_links_the_page_of_its_gb_id_and_other_diagnostics_link_nothing() -> None:
+    """DYN090 has no rule page: its JSON ``url`` is the graph-break site's page of the GB id Dynamo gave,
+    where the cause and the fixes are explained. A rule's finding keeps its rule's page."""
+    import io
+
+    from dynalint.model.finding import Finding, Position
+    from dynalint.output.reporters import Run
+
+    def url_of(code: str, gb_ids: tuple[str, ...]) -> object:
+        finding = Finding(code, "x", "m", "a.py", Position(1, 1), Position(1, 1), gb_ids=gb_ids)
+        out = io.StringIO()
+        REPORTERS["json"]([finding], out, Run(1, 1))
+        return json.loads(out.getvalue())[0]["url"]
+
+    assert url_of("DYN090", ("GB0059",)) == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html"
+    assert url_of("DYN090", ()) is None
+    assert url_of("DYN901", ()) is None
+    assert str(url_of("DYN101", ("GB0124",))).endswith("rules/DYN101-tensor-item.md")

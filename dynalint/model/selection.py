@@ -51,6 +51,20 @@ def docs_url(code: str) -> str | None:
     return DOCS_URL.format(code=code, name=name) if name else None
 
 
+GB_PAGE_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{lower}.html"
+
+
+def gb_page(gb_id: str) -> str:
+    """The graph-break site's page of a GB id (``GB0059`` -> ``.../gb/gb0059.html``)."""
+    return GB_PAGE_URL.format(lower=gb_id.lower())
+
+
+def finding_url(code: str, gb_ids: tuple[str, ...]) -> str | None:
+    """Where a finding is explained: its rule's page; for a break no rule predicted (DYN090), the page
+    of the GB id Dynamo gave; ``None`` for other diagnostics."""
+    return docs_url(code) or (gb_page(gb_ids[0]) if gb_ids else None)
+
+
 def _matches(selector: str, code: str) -> bool:
     return selector == "ALL" or code.startswith(selector)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from dynalint.lint import rule_pages
 from dynalint.lint.rule import Rule
+from dynalint.model.selection import gb_page
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +30,6 @@ else:  # pragma: no cover
 DATA_NAME = "coverage.toml"
 PREDICTED, INVISIBLE, NOT_YET = "predicted", "invisible", "not-yet"
 CLASSES = (PREDICTED, INVISIBLE, NOT_YET)
-SITE_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{lower}.html"
 PAGE_COMMAND = "dynalint rules --coverage --output-format markdown"
 
 
@@ -46,7 +46,7 @@ class Entry:
 
     @property
     def url(self) -> str:
-        return SITE_URL.format(lower=self.gb_id.lower())
+        return gb_page(self.gb_id)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
         "end_location": {"row": finding.end.line, "column": finding.end.column},
         "fix": None,
         "noqa_row": finding.start.line,
-        "url": selection.docs_url(finding.code),
+        "url": selection.finding_url(finding.code, finding.gb_ids),
         "severity": "error",
         "help": finding.help,
         "confidence": finding.confidence.value,
