@@ -121,7 +121,7 @@ class FunctionArguments:
             return self._binding(node.id, self.is_mask)  # type: ignore[attr-defined]
         if kind is ast.Compare:
             return (len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)  # type: ignore[attr-defined]
-                    and not self.is_python(node.left) and type(node.left) is not ast.Constant)  # type: ignore[attr-defined]
+                    and not self.is_python(node.left))  # type: ignore[attr-defined]
         if kind is ast.Subscript:  # indexing and slicing keep the dtype
             return self.is_mask(node.value)  # type: ignore[attr-defined]
         if kind is ast.UnaryOp:

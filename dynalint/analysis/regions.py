@@ -19,7 +19,7 @@ from dynalint.analysis.program import Callee, Program
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.summary import ModuleSummary
 from dynalint.analysis.torch_facts import IS_COMPILING
-from dynalint.analysis.values.flow import ValueFlow
+from dynalint.analysis.values.flow import ValueFlow, isinstance_test
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.analysis.values.scope import ValueScope
 from dynalint.model.dynamo_settings import CompileSettings, DynamoSettings
@@ -145,13 +145,10 @@ class LintContext:
                 and node.comparisons[0].comparator.value == "None"):
             operator = type(node.comparisons[0].operator)
             return True if operator is cst.Is else False if operator is cst.IsNot else None
-        if (type(node) is cst.Call and len(node.args) == 2 and type(node.args[0].value) is cst.Name
-                and node.args[0].value.value in nones and self.resolve(node.func) == "builtins.isinstance"):
-            types = node.args[1].value
-            named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-            # ``isinstance(None, dict)`` is false; ``type(None)``, ``NoneType`` or an unknown name may not be
-            if not any(type(t) is cst.Call or self.resolve(t) in (None, "types.NoneType") for t in named):
-                return False
+        tested = isinstance_test(node, self.values)
+        # ``isinstance(None, dict)`` is false; ``type(None)``, ``NoneType`` or an unknown name may not be
+        if tested is not None and tested[0].value in nones and not tested[1] & {None, "types.NoneType"}:
+            return False
         return None
 
     def guard(self, test: cst.BaseExpression) -> Untraced | None:

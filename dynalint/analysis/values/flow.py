@@ -131,21 +131,9 @@ class ValueFlow:
         other.update(joined)
 
     # -- narrowing ---------------------------------------------------------------------------------
-    @staticmethod
-    def _isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.Name, set[str | None]] | None:
-        """``isinstance(name, T)`` / ``isinstance(name, (T, U))``: the name and the qualified types."""
-        if not (isinstance(test, cst.Call) and values.resolve(test.func) == "builtins.isinstance"
-                and len(test.args) == 2):
-            return None
-        subject, types = test.args[0].value, test.args[1].value
-        if not isinstance(subject, cst.Name):
-            return None
-        named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        return subject, {values.resolve(t) for t in named}
-
     def _narrow_after_exit(self, node: cst.If, values: ValueScope) -> None:
         """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor."""
-        tested = self._isinstance_test(node.test, values) if node.orelse is None and CST.body_exits(node) else None
+        tested = isinstance_test(node.test, values) if node.orelse is None and CST.body_exits(node) else None
         if tested is None:
             return
         subject, resolved = tested
@@ -153,7 +141,7 @@ class ValueFlow:
             values.bind(subject, None, Kind.UNKNOWN)
 
     def _narrow(self, node: cst.If, values: ValueScope) -> None:
-        tested = self._isinstance_test(node.test, values)
+        tested = isinstance_test(node.test, values)
         if tested is None:
             return
         subject, resolved = tested
@@ -164,6 +152,19 @@ class ValueFlow:
                 self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
         elif resolved <= PYTHON_TYPES:
             self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
+
+
+def isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.Name, set[str | None]] | None:
+    """``isinstance(name, T)`` / ``isinstance(name, (T, U))``: the name and the qualified types (``None``
+    for a type that is not a name the imports know, such as ``type(None)``)."""
+    if not (isinstance(test, cst.Call) and values.resolve(test.func) == "builtins.isinstance"
+            and len(test.args) == 2):
+        return None
+    subject, types = test.args[0].value, test.args[1].value
+    if not isinstance(subject, cst.Name):
+        return None
+    named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    return subject, {values.resolve(t) for t in named}
 
 
 def _put_back(table: dict[str, _Held], name: str, previous: _Held | None) -> None:
