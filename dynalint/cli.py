@@ -112,6 +112,10 @@ def main() -> None:
 @click.option("--add-noqa", is_flag=True, help="Write `# noqa: CODE` on every line with findings (edits files), and exit 0.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Record this run's findings as the baseline, and exit 0.")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (edits files); the exit code counts what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: apply the unsafe fixes too.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if any.")
+@click.option("--show-fixes", is_flag=True, help="With --fix: list each fix applied.")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -134,6 +138,10 @@ def check(
     baseline: Path | None,
     write_baseline: Path | None,
     add_noqa: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    show_fixes: bool,
 ) -> None:
     """Lint PATHS (files or folders; `-` reads standard input; default `.`)."""
     from dynalint.lint import parallel
@@ -143,7 +151,7 @@ def check(
 
     paths = paths or ((STDIN,) if stdin_filename else (".",))  # a name for stdin means stdin
     conflict = _conflict(add_noqa=add_noqa, write_baseline=write_baseline is not None, baseline=baseline is not None,
-                         verify=verify, stdin=STDIN in paths)
+                         verify=verify, stdin=STDIN in paths, fix=fix, diff=diff)
     if conflict:
         click.echo(f"dynalint: error: {conflict}", err=True)
         sys.exit(EXIT_ERROR)
@@ -223,6 +231,8 @@ def check(
     if baseline is not None and not verify:
         result.findings = _without_baseline(result.findings, baseline, quiet)
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
+    if fix or diff:
+        result = _fix(pipeline, static_paths, result, config, unsafe_fixes, diff, show_fixes, quiet)
     gate_failed = False
     verify_failures: list[str] = []
     if verify:
@@ -258,6 +268,14 @@ _CONFLICTS = (
     ("write_baseline", "verify", "--write-baseline and --verify", "a static baseline records static findings; with "
                                                                    "--verify, --baseline takes a break census instead"),
     ("add_noqa", "stdin", "--add-noqa and `-`", "standard input is no file to write the comments into"),
+    ("fix", "diff", "--fix and --diff", "--diff shows the fixes and writes nothing, --fix writes them"),
+    ("fix", "add_noqa", "--fix and --add-noqa", "each edits the files; fix first, then annotate what remains"),
+    ("diff", "add_noqa", "--diff and --add-noqa", "--diff writes nothing, --add-noqa edits the files"),
+    ("fix", "write_baseline", "--fix and --write-baseline", "fix first, then record what remains"),
+    ("diff", "write_baseline", "--diff and --write-baseline", "--diff writes nothing"),
+    ("diff", "verify", "--diff and --verify", "--verify proves fixes it applies: use --fix --verify"),
+    ("fix", "stdin", "--fix and `-`", "standard input is no file to write (the language server fixes buffers)"),
+    ("diff", "stdin", "--diff and `-`", "not supported yet for standard input (the language server fixes buffers)"),
 )
 
 
@@ -271,6 +289,34 @@ def _conflict(**given: bool) -> str | None:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _fix(pipeline: Pipeline, paths: Sequence[str], result: LintResult, config: Config, unsafe: bool, diff: bool,
+         show: bool, quiet: bool) -> LintResult:
+    """``--fix`` / ``--diff``: the fix loop; write the files (``--fix``) or print the diff and exit."""
+    from dynalint.output import fix_edits
+    from dynalint.pipeline import fixing
+
+    outcome = fixing.fix(pipeline, paths, result, config, unsafe)
+    for finding, why in outcome.dropped:
+        click.echo(f"dynalint: fix not applied: {finding.filename}:{finding.start.line}:{finding.start.column}: "
+                   f"{finding.code}: {why}", err=True)
+    fixed = len(outcome.applied)
+    if diff:
+        for file in outcome.changed:
+            click.echo(fix_edits.unified_diff(file.display, file.before, file.after), nl=False)
+        if not quiet:
+            click.echo(f"Would fix {_count(fixed, 'finding')} in {_count(len(outcome.changed), 'file')}", err=True)
+        sys.exit(EXIT_FINDINGS if outcome.changed else EXIT_CLEAN)
+    fixing.write(outcome.changed)
+    if show:
+        for finding in outcome.applied:
+            assert finding.fix is not None
+            click.echo(f"fixed {finding.filename}:{finding.start.line}:{finding.start.column}: {finding.code} "
+                       f"{finding.fix.message}", err=True)
+    if not quiet:
+        click.echo(f"Fixed {_count(fixed, 'finding')} in {_count(len(outcome.changed), 'file')}", err=True)
+    return outcome.result
 
 
 def _without_baseline(findings: list, path: Path, quiet: bool) -> list:

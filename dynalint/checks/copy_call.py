@@ -14,8 +14,9 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, is_nn_module
 from dynalint.analysis.values.lattice import Kind
+from dynalint.lint.rewrites import Replace
 from dynalint.lint.rule import Rule
-from dynalint.model.finding import Confidence
+from dynalint.model.finding import Applicability, Confidence
 
 SHALLOW_BREAKING_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set"})
 
@@ -26,6 +27,7 @@ class CopyCall(Rule):
     message = "`{call}` of {what} in compiled code breaks the graph"
     help = "Use `tensor.clone()` (or `detach().clone()`), or copy modules and containers outside the compiled function"
     gb_ids = ("GB4198", "GB0008", "GB0007", "GB0208")
+    fix = Applicability.UNSAFE  # a tensor's copy: safe for builtin containers, unsafe for tensors
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -39,7 +41,7 @@ class CopyCall(Rule):
             found = self._mutable_container(arg)
         if found is not None:
             what, confidence = found
-            self.report(node, confidence=confidence, call=f"{resolved}()", what=what)
+            self.report(node, confidence=confidence, rewrite=_copy_rewrite(node, what), call=f"{resolved}()", what=what)
 
     def _tensor_or_module(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
         kind = self.context.kind(arg)
@@ -74,3 +76,19 @@ class CopyCall(Rule):
         if built in SHALLOW_BREAKING_BUILTINS:  # ``list(...)`` in place, or a module-level ``NAME = dict(...)``
             return f"a {built.removeprefix('builtins.')}", Confidence.CERTAIN
         return None
+
+
+def _copy_rewrite(call: cst.Call, what: str) -> Replace | None:
+    """A tensor's copy is ``t.clone()`` (unsafe: the copy stays attached to autograd, where ``deepcopy``
+    made a new leaf); a shallow copy of a builtin list, dict or set is ``list(x)`` / ``dict(x)`` / ``set(x)``
+    (safe: the same new container)."""
+    value = call.args[0].value
+    if what == "a tensor":
+        receiver = value if not isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.IfExp)) else \
+            value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        clone = cst.Call(cst.Attribute(receiver, cst.Name("clone")))  # type: ignore[arg-type]
+        return Replace(call, clone, "copy the tensor with `.clone()`", Applicability.UNSAFE)
+    builtin = {"a list": "list", "a dict": "dict", "a set": "set"}.get(what)
+    if builtin is None:
+        return None
+    return Replace(call, cst.Call(cst.Name(builtin), [cst.Arg(value)]), f"copy with `{builtin}(...)`", Applicability.SAFE)

@@ -18,13 +18,15 @@ reported at ``likely``, the message naming the test.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dynalint.analysis.values.lattice import Kind
+from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name
 from dynalint.lint.rule import Rule
-from dynalint.model.finding import Confidence
+from dynalint.model.finding import Applicability, Confidence
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -38,13 +40,14 @@ class DataDependentBranch(Rule):
     message = "{construct} on a tensor's value in compiled code breaks the graph"
     help = "Compute both sides and select with `torch.where`, or use `torch.cond`"
     gb_ids = ("GB0170", "GB0124")
+    fix = Applicability.UNSAFE
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._judged: set[int] = set()  # ``and``/``or``/``not`` nodes already followed from an enclosing test
 
     def visit_If(self, node: cst.If) -> None:
-        self._truth_test(node.test, "`if`")
+        self._truth_test(node.test, "`if`", lambda: branch_rewrite(self.context, node))
 
     def visit_While(self, node: cst.While) -> None:
         self._truth_test(node.test, "`while`")
@@ -72,8 +75,11 @@ class DataDependentBranch(Rule):
             if kind.is_tensor_like:
                 self.report(node, confidence=kind.confidence, construct="`bool()`")
 
-    def _truth_test(self, test: cst.BaseExpression, construct: str) -> None:
-        self._report_first(self._tested(test), test, construct, self._static_guard(test))
+    def _truth_test(self, test: cst.BaseExpression, construct: str,
+                    rewrite: Callable[[], Rewrite | None] | None = None) -> None:
+        tested = self._tested(test)
+        whole = len(tested) == 1 and tested[0][0] is test  # the test is one tensor value: fixable
+        self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None)
 
     def _tested(self, expression: cst.BaseExpression,
                 condition: str | None = None) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -100,7 +106,7 @@ class DataDependentBranch(Rule):
         return [(expression, condition)]
 
     def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
-                      construct: str, static: str | None) -> None:
+                      construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None) -> None:
         """One finding for the first tested value that is a tensor (Python stops at the first break)."""
         for value, reached_when in tested:
             if self.context.guard(value) is not None:
@@ -115,10 +121,89 @@ class DataDependentBranch(Rule):
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
                 self.report(node, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")
             else:
-                self.report(node, confidence=kind.confidence, construct=construct)
+                self.report(node, confidence=kind.confidence, construct=construct,
+                            rewrite=rewrite() if rewrite is not None and kind.is_tensor_like else None)
             return
 
     def _static_guard(self, test: cst.BaseExpression) -> str | None:
         """In ``A and B`` (or ``A or B``) with ``A`` a static test (dtype, shape, flag) and ``B`` on data:
         the test under which ``B`` is asked (``A``, or ``not (A)``)."""
         return self.context.values.condition_of(test) if isinstance(test, cst.BooleanOperation) else None
+
+
+def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
+    """The two fixes of an ``if`` on a tensor, both unsafe:
+
+    - ``if cond: raise E(msg)`` -> ``torch._assert_async(torch.logical_not(cond), msg)``: the check stays
+      in the graph, and a failing one raises ``RuntimeError`` instead of ``E``;
+    - ``if cond: y = a`` / ``else: y = b`` -> ``y = torch.where(cond, a, b)``, when both arms only assign
+      the same names, in the same order, from expressions that change nothing: both are computed, and
+      ``a`` and ``b`` must broadcast (which the code does not show).
+    """
+    if not is_pure(context, branch.test) or any(
+            line.comment for line in (*branch.leading_lines,)) or "#" in _inner_code(branch):
+        return None
+    torch = module_name(context.imports.aliases, "torch")
+    raised = _only_raise(branch)
+    if raised is not None and branch.orelse is None:
+        message = _message(raised)
+        check = cst.parse_expression(f"{torch}._assert_async({torch}.logical_not(_c), {message})")
+        assert isinstance(check, cst.Call)
+        check = check.with_deep_changes(check.args[0].value, args=[cst.Arg(branch.test)])  # type: ignore[arg-type]
+        line = cst.SimpleStatementLine([cst.Expr(check)])
+        return Replace(branch, line, "check the condition in the graph with `torch._assert_async`",
+                       Applicability.UNSAFE, imports=("torch",))
+    if not isinstance(branch.orelse, cst.Else):
+        return None
+    then, otherwise = _assignments(branch.body), _assignments(branch.orelse.body)
+    if not then or then is None or otherwise is None or [n for n, _ in then] != [n for n, _ in otherwise]:
+        return None
+    if not all(is_pure(context, value) for _, value in (*then, *otherwise)):
+        return None
+    lines = []
+    for (name, when_true), (_, when_false) in zip(then, otherwise):
+        select = cst.parse_expression(f"{torch}.where(_c, _a, _b)")
+        assert isinstance(select, cst.Call)
+        select = select.with_changes(args=[cst.Arg(branch.test), cst.Arg(when_true), cst.Arg(when_false)])
+        lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], select)]))
+    return Replace(branch, cst.Module(lines), "select with `torch.where` (both sides are computed)",
+                   Applicability.UNSAFE, imports=("torch",))
+
+
+def _inner_code(branch: cst.If) -> str:
+    return cst.Module([branch]).code
+
+
+def _only_raise(branch: cst.If) -> cst.Raise | None:
+    body = branch.body
+    if isinstance(body, cst.IndentedBlock) and len(body.body) == 1:
+        line = body.body[0]
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Raise):
+            return line.body[0]
+    return None
+
+
+def _message(raised: cst.Raise) -> str:
+    """The error's message as a string literal: its first argument when that is one, else its name."""
+    error = raised.exc
+    if isinstance(error, cst.Call) and error.args and isinstance(error.args[0].value, cst.SimpleString) \
+            and error.args[0].keyword is None:
+        return error.args[0].value.value
+    name = cst.Module([]).code_for_node(error.func if isinstance(error, cst.Call) else error) if error else "assertion"
+    return repr(name)
+
+
+def _assignments(block: cst.BaseSuite) -> list[tuple[str, cst.BaseExpression]] | None:
+    """``[(name, value)]`` when every statement of the block is ``name = value``, else ``None``."""
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    found = []
+    for line in block.body:
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            return None
+        statement = line.body[0]
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)):
+            return None
+        found.append((statement.targets[0].target.value, statement.value))
+    return found

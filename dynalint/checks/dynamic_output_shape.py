@@ -12,14 +12,16 @@ does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
 from dynalint.analysis.values.lattice import Kind
+from dynalint.lint.rewrites import Replace, is_pure, module_name
 from dynalint.lint.rule import Rule
-from dynalint.model.finding import Confidence
+from dynalint.model.finding import Applicability, Confidence
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -33,6 +35,7 @@ class DynamicOutputShape(Rule):
     message = "{construct} in compiled code has an output size that depends on tensor values and breaks the graph"
     help = "Keep shapes fixed (`torch.where`, multiply by the mask), or set `capture_dynamic_output_shape_ops`"
     gb_ids = ("GB0036", "GB0033")
+    fix = Applicability.SAFE
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -47,6 +50,7 @@ class DynamicOutputShape(Rule):
         self._branch_depth = 0
         # Parameters that default to ``None``, per function: ``output_size=output_size`` may pass ``None``.
         self._none_defaults: list[set[str]] = [set()]
+        self._summed: dict[int, cst.Call] = {}  # id of ``x[mask]`` -> the ``.sum()`` call around it
 
     # -- scopes and bindings --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -182,6 +186,9 @@ class DynamicOutputShape(Rule):
         if self.context.settings.capture_dynamic_output_shape_ops:
             return
         func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "sum" and not node.args
+                and isinstance(func.value, cst.Subscript)):
+            self._summed[id(func.value)] = node  # ``x[mask].sum()``: the fix sums without selecting
         resolved = self.context.resolve(func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
         if resolved in DYNAMIC_SHAPE_FUNCTIONS:
@@ -225,7 +232,10 @@ class DynamicOutputShape(Rule):
                 confidence = self._mask(element.slice.value)
                 if confidence is not None:
                     likely = Confidence.LIKELY in (confidence, receiver.confidence)
-                    self.report(node, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
+                    summed = self._summed.get(id(node))
+                    rewrite = masked_sum(self.context, summed, node.value, element.slice.value) \
+                        if summed is not None and len(node.slice) == 1 else None
+                    self.report(node, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN, rewrite=rewrite,
                                 construct="Indexing with a boolean mask")
                     return
 
@@ -295,3 +305,39 @@ def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(node, (cst.Tuple, cst.List)):
         return [t for element in node.elements for t in _targets(element.value)]
     return [node]
+
+
+_SAME_SHAPE_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"})
+
+
+def masked_sum(context: LintContext, summed: cst.Call, value: cst.BaseExpression, mask: cst.BaseExpression) -> Replace | None:
+    """``x[mask].sum()`` -> ``torch.where(mask, x, 0).sum()`` (safe: the same sum, with no selection),
+    when the mask is made from ``x`` element by element (``x > 0``, ``~torch.isnan(x)``, ``&``/``|`` of
+    those), so that it has ``x``'s shape, as the eager indexing requires, and ``torch.where`` does not
+    broadcast it differently."""
+    shown = cst.Module([]).code_for_node
+    if not (is_pure(context, value) and is_pure(context, mask) and _elementwise_of(mask, shown(value), shown)):
+        return None
+    torch = module_name(context.imports.aliases, "torch")
+    select = cst.parse_expression(f"{torch}.where(_m, _x, 0)")
+    assert isinstance(select, cst.Call)
+    select = select.with_changes(args=[cst.Arg(mask), cst.Arg(value), select.args[2]])
+    new = summed.with_changes(func=summed.func.with_changes(value=select))  # type: ignore[attr-defined]
+    return Replace(summed, new, "sum with `torch.where(mask, x, 0)`: no selection, a fixed shape",
+                   Applicability.SAFE, imports=("torch",))
+
+
+def _elementwise_of(mask: cst.BaseExpression, value: str, shown: Callable[[cst.CSTNode], str]) -> bool:
+    if isinstance(mask, cst.Comparison):
+        return len(mask.comparisons) == 1 and isinstance(mask.comparisons[0].operator, COMPARISONS) and value in (
+            shown(mask.left), shown(mask.comparisons[0].comparator))
+    if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
+        return _elementwise_of(mask.expression, value, shown)
+    if isinstance(mask, cst.BinaryOperation) and isinstance(mask.operator, (cst.BitAnd, cst.BitOr)):
+        return _elementwise_of(mask.left, value, shown) and _elementwise_of(mask.right, value, shown)
+    if isinstance(mask, cst.Call) and isinstance(mask.func, cst.Attribute) \
+            and mask.func.attr.value in _SAME_SHAPE_PREDICATES:
+        if not mask.args:  # ``x.isnan()``
+            return shown(mask.func.value) == value
+        return len(mask.args) == 1 and shown(mask.args[0].value) == value  # ``torch.isnan(x)``
+    return False

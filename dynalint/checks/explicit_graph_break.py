@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
+from dynalint.lint.rewrites import RemoveStatement, Rewrite
 from dynalint.lint.rule import CallRule
+from dynalint.model.finding import Applicability
 
 
 class ExplicitGraphBreak(CallRule):
@@ -11,4 +15,8 @@ class ExplicitGraphBreak(CallRule):
     message = "`{call}` in compiled code splits the graph on purpose"
     help = "Remove the call; to get two graphs, compile the two halves as separate functions"
     gb_ids = ("GB0025",)
+    fix = Applicability.UNSAFE  # the numbers are kept; the split the user asked for is gone
     calls = frozenset({"torch._dynamo.graph_break", "torch._dynamo.decorators.graph_break"})
+
+    def rewrite(self, node: cst.Call, resolved: str) -> Rewrite:
+        return RemoveStatement(node, "remove the call: one graph instead of two")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
+from dynalint.lint.rewrites import Rewrite, eager_only
 from dynalint.lint.rule import CallRule
+from dynalint.model.finding import Applicability
 
 
 class IoCall(CallRule):
@@ -11,6 +15,7 @@ class IoCall(CallRule):
     message = "`{call}` in compiled code does I/O that Dynamo cannot trace and breaks the graph"
     help = "Do the I/O before or after the compiled call and pass tensors in or out"
     gb_ids = ("GB0059", "GB0142", "GB0156", "GB0007")
+    fix = Applicability.UNSAFE
     calls = frozenset(
         {
             # Untraceable builtins (GB0059); ``with open(...)`` also fails to enter the file (GB0142).
@@ -21,3 +26,6 @@ class IoCall(CallRule):
             "pdb.set_trace", "torch.save", "torch.load",
         }
     )
+
+    def rewrite(self, node: cst.Call, resolved: str) -> Rewrite:
+        return eager_only(node)

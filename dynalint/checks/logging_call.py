@@ -14,8 +14,9 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, lineage
 from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rewrites import eager_only
 from dynalint.lint.rule import Rule
-from dynalint.model.finding import Confidence
+from dynalint.model.finding import Applicability, Confidence
 
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "isEnabledFor",
@@ -33,6 +34,7 @@ class LoggingCall(Rule):
     message = "`{call}` in compiled code breaks the graph, even when the level is disabled"
     help = "Log outside the compiled function, or add the method to `torch._dynamo.config.ignore_logging_functions`"
     gb_ids = ("GB0291", "GB4841")
+    fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -41,7 +43,7 @@ class LoggingCall(Rule):
         confidence = self._logger_confidence(func.value)
         if confidence is not None and not self._allowed(func):
             receiver = dotted_name(func.value) or "logger"
-            self.report(node, confidence=confidence, call=f"{receiver}.{func.attr.value}()")
+            self.report(node, confidence=confidence, rewrite=eager_only(node), call=f"{receiver}.{func.attr.value}()")
 
     def _allowed(self, func: cst.Attribute) -> bool:
         """Dynamo drops (``ignore_logging_functions``) or defers (``reorderable_...``) these calls."""

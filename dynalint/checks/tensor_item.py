@@ -5,15 +5,18 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.values.lattice import Kind
-from dynalint.lint.rule import Rule
+from dynalint.lint.rewrites import keep_tensor
+from dynalint.lint.rule import TensorArithmeticRule
+from dynalint.model.finding import Applicability
 
 
-class TensorItem(Rule):
+class TensorItem(TensorArithmeticRule):
     code = "DYN101"
     name = "tensor-item"
     message = "`Tensor.{method}()` in compiled code reads tensor data into Python and breaks the graph"
     help = "Keep the value a tensor (use `torch.where`, tensor arithmetic), or read it outside the compiled function"
     gb_ids = ("GB0124", "GB0109", "GB0033")
+    fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -23,4 +26,5 @@ class TensorItem(Rule):
             return  # traced as an unbacked symbol; ``.tolist()`` on floats breaks even then
         receiver = self.context.kind(func.value)
         if receiver.is_tensor_like or receiver in (Kind.UNKNOWN, Kind.INPUT):
-            self.report(node, confidence=receiver.confidence, method=func.attr.value)
+            rewrite = keep_tensor(node, func.value) if func.attr.value == "item" and self.in_tensor_arithmetic(node) else None
+            self.report(node, confidence=receiver.confidence, rewrite=rewrite, method=func.attr.value)

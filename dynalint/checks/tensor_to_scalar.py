@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.lint.rule import Rule
+from dynalint.lint.rewrites import keep_tensor
+from dynalint.lint.rule import TensorArithmeticRule
+from dynalint.model.finding import Applicability
 
 CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
 
 
-class TensorToScalar(Rule):
+class TensorToScalar(TensorArithmeticRule):
     code = "DYN104"
     name = "tensor-to-scalar"
     message = "`{call}()` on a tensor in compiled code reads its value into Python and breaks the graph"
     help = "Keep the value a tensor (tensor arithmetic, `torch.where`), or convert it after the compiled call returns"
     gb_ids = ("GB0124", "GB0059")
+    fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
         call = CONVERSIONS.get(self.context.resolve(node.func) or "")
@@ -29,5 +32,8 @@ class TensorToScalar(Rule):
             return  # traced as an unbacked symbol; ``complex()`` has no such path
         kind = self.context.kind(node.args[0].value)
         if kind.is_tensor_like:
-            self.report(node, confidence=kind.confidence, call=call)
+            # ``float(t)`` only: ``int(t)`` truncates, which the tensor would not.
+            keep = call == "float" and self.in_tensor_arithmetic(node)
+            rewrite = keep_tensor(node, node.args[0].value) if keep else None
+            self.report(node, confidence=kind.confidence, rewrite=rewrite, call=call)
 

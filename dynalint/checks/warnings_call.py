@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.lint.rewrites import Rewrite, eager_only
 from dynalint.lint.rule import CallRule
+from dynalint.model.finding import Applicability
 
 
 class WarningsCall(CallRule):
@@ -13,6 +15,7 @@ class WarningsCall(CallRule):
     message = "`{call}` in compiled code breaks the graph"
     help = "Warn outside the compiled function, or guard it with `if not torch.compiler.is_compiling():`"
     gb_ids = ("GB0007",)
+    fix = Applicability.UNSAFE
     # All are C functions of ``_warnings`` (or Python ones in a module Dynamo skips). ``catch_warnings``
     # is traced and is not here.
     calls = frozenset(
@@ -23,3 +26,6 @@ class WarningsCall(CallRule):
     def applies(self, node: cst.Call, resolved: str) -> bool:
         settings = self.context.settings
         return resolved not in settings.reorderable_logging_functions | settings.ignore_logging_functions
+
+    def rewrite(self, node: cst.Call, resolved: str) -> Rewrite:
+        return eager_only(node)

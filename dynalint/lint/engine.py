@@ -29,6 +29,7 @@ from dynalint.analysis.program import Program
 from dynalint.analysis.regions import LintContext
 from dynalint.analysis.summary import FunctionSummary, ModuleSummary
 from dynalint.lint.failsafe import NO_DEADLINE, Deadline, describe
+from dynalint.lint.rewrites import FileText, to_fix
 from dynalint.lint.rule import Report, Rule
 from dynalint.model import diagnostics
 from dynalint.model.finding import Confidence, Finding, Position
@@ -152,7 +153,8 @@ def lint_module(
         failures.update(walker.failures)
         reports = [r for rule in rules if type(rule) in rule_classes and type(rule) not in failures for r in rule.reports]
         if reports:
-            findings += _without_follow_ons(reports, _to_findings(reports, segment, filename))
+            text = FileText(lines, summary.imports.aliases, source)
+            findings += _without_follow_ons(reports, _to_findings(reports, segment, filename, text))
     findings += [
         diagnostics.rule_crash(filename, rule_class.code, rule_class.name, message)
         for rule_class, message in failures.items()
@@ -306,8 +308,27 @@ def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> l
     return kept
 
 
-def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> list[Finding]:
+def _parents(module: cst.Module) -> dict[int, cst.CSTNode]:
+    """Each node's parent, by the child's id (for the fixes that edit a flagged call's statement)."""
+    parents: dict[int, cst.CSTNode] = {}
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            stack.append(child)
+    return parents
+
+
+def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: FileText) -> list[Finding]:
     positions = MetadataWrapper(segment.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    parent_map: list[dict[int, cst.CSTNode]] = []
+
+    def parents() -> dict[int, cst.CSTNode]:
+        if not parent_map:
+            parent_map.append(_parents(segment.module))
+        return parent_map[0]
+
     findings = []
     for report in reports:
         span = positions[report.node]
@@ -326,6 +347,8 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str) -> lis
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
                 gb_ids=rule.gb_ids,
                 region=report.region,
+                fix=None if report.rewrite is None else to_fix(
+                    report.rewrite, segment.module, positions.__getitem__, segment.position, parents, text),
             )
         )
     return findings

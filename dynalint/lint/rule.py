@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
-from dynalint.model.finding import Confidence, Region
+from dynalint.model.finding import Applicability, Confidence, Region
 from dynalint.model.selection import DOCS_URL
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
+    from dynalint.lint.rewrites import Rewrite
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Report:
     confidence: Confidence
     region: Region | None
     skips_frame: bool = False  # inside a loop's body or a ``try``: a break here gives up the frame
+    rewrite: Rewrite | None = None  # the rule's fix, as LibCST (``rewrites.py``)
 
 
 class Rule:
@@ -51,6 +53,8 @@ class Rule:
     # Codes of weaker rules whose findings this rule's finding covers: where both fire on one spot,
     # the engine keeps this one (``overlaps.py``). Rules never look at each other to stay silent.
     supersedes: ClassVar[tuple[str, ...]] = ()
+    # The fix the rule offers where it can (its page's ``Fix:`` and "## Fix" section), or ``None``.
+    fix: ClassVar[Applicability | None] = None
 
     def __init__(self, context: LintContext) -> None:
         self.context = context
@@ -58,7 +62,7 @@ class Rule:
 
     def report(
         self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
-        **fields: object,
+        rewrite: Rewrite | None = None, **fields: object,
     ) -> None:
         self.reports.append(
             Report(
@@ -68,6 +72,7 @@ class Rule:
                 confidence=confidence or self.confidence,
                 region=region or self.context.region,
                 skips_frame=self.context.skips_frame,
+                rewrite=rewrite,
             )
         )
 
@@ -95,7 +100,28 @@ class CallRule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         if resolved in self.calls and self.applies(node, resolved):
-            self.report(node, call=f"{resolved.removeprefix('builtins.')}()")
+            self.report(node, rewrite=self.rewrite(node, resolved), call=f"{resolved.removeprefix('builtins.')}()")
 
     def applies(self, node: cst.Call, resolved: str) -> bool:
         return True
+
+    def rewrite(self, node: cst.Call, resolved: str) -> Rewrite | None:
+        """The fix of one flagged call, where the rule has one (``fix`` says which kind)."""
+        return None
+
+
+class TensorArithmeticRule(Rule):
+    """A rule whose fix keeps a value read from a tensor a tensor where it is an operand of arithmetic with
+    another tensor (``x * s.item()`` -> ``x * s``): it learns those operands on the way down."""
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._operands: set[int] = set()  # ids of operands of arithmetic with a tensor
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        from dynalint.lint.rewrites import with_tensor_operands
+
+        self._operands.update(id(operand) for operand in with_tensor_operands(self.context, node))
+
+    def in_tensor_arithmetic(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._operands

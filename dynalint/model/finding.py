@@ -93,6 +93,43 @@ class Verdict:
         return shown
 
 
+class Applicability(str, enum.Enum):
+    """How far a fix may be trusted (ruff's terms): ``--fix`` applies safe fixes, ``--unsafe-fixes`` adds the
+    unsafe ones, and display-only fixes are shown, never applied."""
+
+    SAFE = "safe"  # eager and compiled behaviour kept
+    UNSAFE = "unsafe"  # eager behaviour kept; what the compiled program does changes (it no longer prints)
+    DISPLAY_ONLY = "display-only"  # a suggestion a person must check
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text from ``start`` up to (not including) ``end`` with ``content``; 1-based positions
+    in the file (``start == end`` inserts)."""
+
+    start: Position
+    end: Position
+    content: str
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON object, in ruff's field names."""
+        return {"content": self.content, "location": {"row": self.start.line, "column": self.start.column},
+                "end_location": {"row": self.end.line, "column": self.end.column}}
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A finding's fix: edits of its own file, applied together or not at all."""
+
+    applicability: Applicability
+    message: str  # what the fix does, one line ("guard the call with `if not torch.compiler.is_compiling():`")
+    edits: tuple[Edit, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"applicability": self.applicability.value, "message": self.message,
+                "edits": [edit.as_dict() for edit in self.edits]}
+
+
 @dataclass(frozen=True)
 class Finding:
     """One diagnostic: a rule's report or a DYN9xx problem with the input."""
@@ -109,6 +146,7 @@ class Finding:
     region: Region | None = None
     verify: Verdict | None = field(default=None, compare=False)  # set by ``--verify``
     cell: int | None = None  # a notebook's cell (1-based, ruff's ``cell``), whose lines ``start`` and ``end`` count
+    fix: Fix | None = field(default=None, compare=False)  # set by a rule that can rewrite the code
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

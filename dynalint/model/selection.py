@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dynalint.model.diagnostics import ALL_DIAGNOSTICS
+from dynalint.model.finding import Applicability
 from dynalint.model.rule_index import RULES
 
 
@@ -113,3 +114,22 @@ def diagnostic_enabled(code: str, select: Iterable[str] | None, extend_select: I
     """DYN9xx problems with the input are always shown unless an ignore entry names them specifically."""
     chosen = [*(select or []), *extend_select]
     return _specificity(list(ignore), code) <= _specificity(chosen, code)
+
+
+def fix_applicability(
+    code: str, applicability: Applicability, *, fixable: Iterable[str] | None, unfixable: Iterable[str],
+    extend_safe: Iterable[str], extend_unsafe: Iterable[str],
+) -> Applicability | None:
+    """How a rule's fix counts under the config (ruff's keys): ``None`` when ``fixable`` / ``unfixable``
+    rule it out; an unsafe fix becomes safe under ``extend-safe-fixes`` and a safe one unsafe under
+    ``extend-unsafe-fixes`` (the more specific selector wins). Display-only fixes stay display-only."""
+    if not _selected(code, list(fixable) if fixable is not None else ["ALL"], list(unfixable)):
+        return None
+    if applicability is Applicability.DISPLAY_ONLY:
+        return applicability
+    safe, unsafe = _specificity(extend_safe, code), _specificity(extend_unsafe, code)
+    if safe > unsafe:
+        return Applicability.SAFE
+    if unsafe > safe:
+        return Applicability.UNSAFE
+    return applicability

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynalint.incremental import cache, snapshot
@@ -43,6 +43,8 @@ class Options:
     use_cache: bool = False  # read and write ``config.cache_folder`` (and answer from the snapshot)
     jobs: int = 1  # worker processes for the summarize and lint stages
     program_needed: bool = False  # ``--verify`` plans from the linked program: never answer from the snapshot
+    # Texts that stand for files on disk (real path -> text): the fix loop's files as its last pass left them.
+    texts: Mapping[str, str] = field(default_factory=dict)
 
 
 class Pipeline:
@@ -127,7 +129,8 @@ class Pipeline:
         for path in found.files:
             source = files.source_file(path)
             stats[str(files.real(path))] = cache.stat_key(path)
-            add(source, files.read_file(path, source.display, config.max_file_kb))
+            edited = options.texts.get(str(files.real(path)))
+            add(source, files.read_file(path, source.display, config.max_file_kb) if edited is None else edited)
         store = self._store or cache.Cache.open(config.cache_folder if options.use_cache else None)
         # A text read from stdin under a file's name is that file of its project: the project is its context.
         named = [*on_disk, *([options.stdin_filename] if options.stdin_filename and STDIN in paths else [])]
@@ -168,13 +171,15 @@ class Pipeline:
         ])
         key = snapshot.run_key(config)
         named = {str(files.real(source.path)): text for source, text in inputs}
-        answered = None if self.options.program_needed else snapshot.answer(store, key, members, named)
+        answered = (None if self.options.program_needed or self.options.texts
+                    else snapshot.answer(store, key, members, named))
         if answered is not None:
             return LintResult(sorted((f for f in answered if selected(f, config)), key=lambda f: f.sort_key),
                               len(inputs))
         ledger = snapshot.Ledger()
         result = Stages(config, store, self.options.jobs, self.progress, ledger).lint_all(inputs, context)
-        snapshot.record(store, key, members, ledger)
+        if not self.options.texts:  # the snapshot stands for the files on disk, not for edited texts
+            snapshot.record(store, key, members, ledger)
         return result
 
 

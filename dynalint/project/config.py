@@ -22,7 +22,8 @@ from dynalint.model import selection
 from dynalint.model.dynamo_settings import BOOL_SETTINGS, CONFIG_KEYS, DynamoSettings
 from dynalint.model.finding import Confidence
 
-LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+FIX_KEYS = ("fixable", "unfixable", "extend-safe-fixes", "extend-unsafe-fixes")
+LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", *FIX_KEYS)
 _LimitField = Literal["max_file_kb", "max_file_seconds"]
 LIMIT_KEYS: dict[str, tuple[_LimitField, str]] = {
     "max-file-size-kb": ("max_file_kb", "KiB"), "max-file-seconds": ("max_file_seconds", "seconds"),
@@ -34,7 +35,7 @@ KNOWN_KEYS = frozenset(
 VERIFY_KEYS = frozenset({"factories", "timeout"})
 FACTORY_KEYS = frozenset({"factory", "mode"})
 FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; train: ``model.train()``, grad on
-SELECTOR_KEYS = ("select", "extend-select", "ignore")
+SELECTOR_KEYS = ("select", "extend-select", "ignore", *FIX_KEYS)
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 _DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 _ENTRY_POINT = re.compile(rf"{_DOTTED}(?::{_DOTTED})?")
@@ -101,6 +102,12 @@ class Config:
     # Compile entry points outside the linted code (a training script elsewhere compiles them):
     # ``pkg.mod.function``, ``pkg.mod.Class`` (its ``forward``), ``pkg.mod:Class.method``.
     compiled: tuple[str, ...] = ()
+    # Which fixes ``--fix`` may apply, with ruff's meanings: the rules it may fix (``None``: all), those it
+    # must not, and the rules whose unsafe fixes count as safe, or whose safe ones count as unsafe.
+    fixable: tuple[str, ...] | None = None
+    unfixable: tuple[str, ...] = ()
+    extend_safe_fixes: tuple[str, ...] = ()
+    extend_unsafe_fixes: tuple[str, ...] = ()
 
     @property
     def cache_folder(self) -> Path:
@@ -225,6 +232,10 @@ def parse(table: object, path: Path) -> Config:
         extend_exclude=values.get("extend-exclude", ()),
         census_paths=_string_list(table["census-paths"], "census-paths", where) if "census-paths" in table else (),
         compiled=_entry_points(table, where),
+        fixable=values.get("fixable"),
+        unfixable=values.get("unfixable", ()),
+        extend_safe_fixes=values.get("extend-safe-fixes", ()),
+        extend_unsafe_fixes=values.get("extend-unsafe-fixes", ()),
     )
 
 

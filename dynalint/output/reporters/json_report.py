@@ -25,7 +25,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
         "cell": finding.cell,  # ruff's: the notebook cell (1-based) the rows count in; null in a .py file
         "location": {"row": finding.start.line, "column": finding.start.column},
         "end_location": {"row": finding.end.line, "column": finding.end.column},
-        "fix": None,
+        "fix": None if finding.fix is None else finding.fix.as_dict(),
         "noqa_row": finding.start.line,
         "url": selection.finding_url(finding.code, finding.gb_ids),
         "severity": "error",
