@@ -15,13 +15,23 @@ from dynalint.project import files
 from dynalint.project.config import Config
 from dynalint.project.config_tree import ConfigTree
 
-__all__ = ["STDIN", "Config", "Finding", "LintResult", "lint_paths", "lint_source"]
+__all__ = ["STDIN", "Config", "Finding", "LintResult", "fix_source", "lint_paths", "lint_source"]
 
 
 def lint_source(text: str, path: str = "<string>", config: Config | None = None) -> list[Finding]:
     """Findings for one source text, as if it were the only file in the tree."""
     source = files.SourceFile(Path(path), path, Path(path).stem, False)
     return lint_texts([(source, text)], config or Config()).findings
+
+
+def fix_source(text: str, path: str = "<string>", config: Config | None = None, *, unsafe: bool = False) -> str:
+    """The text with the fixes applied that ``dynalint check --fix`` (``--unsafe-fixes``) applies, as if it
+    were the only file in the tree."""
+    from dynalint.pipeline import fixing
+
+    config = config or Config()
+    fixed, _ = fixing.fix_text(text, lambda current: lint_source(current, path, config), fixing.allowed(config, unsafe))
+    return fixed
 
 
 def lint_paths(

@@ -183,7 +183,11 @@ def test_json_output_has_the_documented_fields(project: Path) -> None:
     end = finding["end_location"]
     assert set(end) == {"row", "column"}
     assert (end["row"], end["column"]) >= (PRINT_LINE, PRINT_COLUMN)
-    assert finding["fix"] is None
+    fix = finding["fix"]  # print's fix: guarded under ``if not torch.compiler.is_compiling():`` (unsafe)
+    assert fix["applicability"] == "unsafe" and "is_compiling" in fix["message"]
+    [edit] = fix["edits"]
+    assert edit["location"] == {"row": PRINT_LINE, "column": PRINT_COLUMN}
+    assert edit["content"].startswith("if not torch.compiler.is_compiling():\n")
     assert finding["noqa_row"] == PRINT_LINE
     assert isinstance(finding["url"], str) and "DYN201" in finding["url"]
     assert finding["severity"] == "error"

@@ -25,7 +25,7 @@ from collections import Counter
 import pytest
 from conftest import run_snippets
 
-from dynalint.api import lint_source
+from dynalint.api import fix_source, lint_source
 from dynalint.checks import ALL_RULES
 from dynalint.lint import rule_pages
 from dynalint.output import rule_table
@@ -60,7 +60,8 @@ def test_page_structure(code: str) -> None:
     metadata = page.text.splitlines()[2]
     assert page.kind in KINDS
     assert page.kind == rule.hazard, "the page's Kind: and the rule's `hazard` must agree"
-    sections = ("What it does", WHY[page.kind], "Example", "Use instead", "When this does not apply", "References")
+    sections = ("What it does", WHY[page.kind], "Example", "Use instead", "When this does not apply", "Fix",
+                "References")
     assert [s for s in page.sections if s in set(WHY.values()) | set(sections)] == list(sections), \
         "sections missing or out of order"
     for gb_id in rule.gb_ids:
@@ -86,6 +87,108 @@ def test_example_yields_exactly_its_annotations(block: rule_pages.Block) -> None
 def test_use_instead_yields_nothing(block: rule_pages.Block) -> None:
     assert not re.search(r"#\s*error:", block.source)
     assert _lint_pairs(block) == set()
+
+
+# -- fixes -----------------------------------------------------------------------------------------
+# A page says on its metadata line whether its rule has a fix (``Fix: safe``, ``unsafe`` or ``none``),
+# and its "Fix" section shows each Example as ``--fix`` (``--unsafe-fixes``) leaves it, or says why there
+# is no fix. Under Dynamo, each fixed Example breaks less than the Example and computes the same.
+_AFTER = re.compile(r"Example (?P<index>\d+), after `dynalint check --fix(?P<unsafe> --unsafe-fixes)?`:\s*\Z")
+_ANNOTATIONS = re.compile(r"  # error: DYN\d{3}(?:, DYN\d{3})*")
+FIXABLE = sorted(code for code, rule in RULES.items() if rule.fix is not None)
+
+
+def fixed(block: rule_pages.Block) -> str:
+    """The block as ``--fix --unsafe-fixes`` leaves it, with only its page's rule enabled."""
+    return fix_source(block.source, f"{block.id}.py", Config(select=(block.page,)), unsafe=True)
+
+
+def _shown_fixes(page: rule_pages.Page) -> list[tuple[int, bool, str]]:
+    """The Fix section's blocks: (Example index, shown with --unsafe-fixes, code)."""
+    body = page.sections["Fix"]
+    shown = []
+    for match in re.finditer(r"^```python\n(?P<code>.*?)^```", body, re.MULTILINE | re.DOTALL):
+        before = body[: match.start()].rstrip().rsplit("\n", 1)[-1]
+        label = _AFTER.search(before + "\n")
+        assert label, f"a Fix block must follow 'Example N, after `dynalint check --fix`:', not {before!r}"
+        shown.append((int(label.group("index")), bool(label.group("unsafe")), match.group("code")))
+    return shown
+
+
+@pytest.mark.parametrize("code", sorted(PAGES))
+def test_page_classifies_its_fix(code: str) -> None:
+    page, rule = PAGES[code], RULES[code]
+    classified = re.search(r"Fix: (?P<fix>safe|unsafe|none)\b", page.text.splitlines()[2])
+    assert classified, "the metadata line ends with `Fix: safe|unsafe|none`"
+    assert classified.group("fix") == (rule.fix.value if rule.fix else "none")
+    if rule.fix is None:
+        assert page.sections["Fix"].strip().startswith("No fix: "), "a rule without a fix says why"
+        assert "```" not in page.sections["Fix"]
+    else:
+        assert _shown_fixes(page), "a fixable rule shows a fixed Example"
+
+
+@pytest.mark.parametrize("code", FIXABLE)
+def test_fix_section_shows_what_fix_makes_of_each_fixed_example(code: str) -> None:
+    """Every Example the fix changes is shown after the fix, exactly as ``--fix`` writes it, and nothing else."""
+    page = PAGES[code]
+    examples = page.blocks("Example")
+    made = {index: _ANNOTATIONS.sub("", fixed(block)) for index, block in enumerate(examples, start=1)
+            if fixed(block) != block.source}
+    shown = {index: source for index, _, source in _shown_fixes(page)}
+    assert shown == made
+    assert all(unsafe == (RULES[code].fix.value == "unsafe") for _, unsafe, _ in _shown_fixes(page))
+
+
+@pytest.mark.parametrize("code", FIXABLE)
+def test_fixed_examples_have_fewer_findings_and_fix_again_to_themselves(code: str) -> None:
+    for index, _, source in _shown_fixes(PAGES[code]):
+        original = PAGES[code].blocks("Example")[index - 1]
+        left = lint_source(source, "fixed.py", Config(select=(code,)))
+        assert len(left) < len(original.expected())
+        assert all(finding.fix is None for finding in left), "a fix left behind that --fix did not apply"
+        assert fix_source(source, "fixed.py", Config(select=(code,)), unsafe=True) == source  # idempotent
+
+
+FIXED_EXAMPLES = [(PAGES[code], index, source) for code in FIXABLE for index, _, source in _shown_fixes(PAGES[code])]
+
+
+@pytest.fixture(scope="session")
+def fix_results() -> dict[str, dict]:
+    """Each fixed Example and its original, run with every compiled call replayed eagerly."""
+    snippets = []
+    for page, index, source in FIXED_EXAMPLES:
+        original = page.blocks("Example")[index - 1]
+        snippets += [{"id": f"{original.id}-before", "source": original.source, "compare_eager": True},
+                     {"id": f"{original.id}-after", "source": source, "compare_eager": True}]
+    return run_snippets(snippets)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("page, index, source", FIXED_EXAMPLES, ids=lambda v: v.code if hasattr(v, "code") else str(v)[:8])
+def test_fix_removes_breaks_and_keeps_the_eager_output(page: rule_pages.Page, index: int, source: str,
+                                                       fix_results: dict[str, dict]) -> None:
+    block_id = page.blocks("Example")[index - 1].id
+    before, after = fix_results[f"{block_id}-before"], fix_results[f"{block_id}-after"]
+    assert after["error"] is None, after["error"]
+    assert len(after["breaks"]) < len(before["breaks"]), (before["breaks"], after["breaks"])
+    assert before["eager_outputs"] and _close(after["eager_outputs"], before["eager_outputs"]), (
+        "eager output changed", before["eager_outputs"], after["eager_outputs"])
+    assert after["mismatches"] == [], "the fixed code computes something else once compiled"
+
+
+def _close(got: object, want: object) -> bool:
+    """``torch.allclose`` on the harness's plain values (rtol 1e-5, atol 1e-6, NaN equal to NaN)."""
+    if isinstance(want, dict) and "values" in want and isinstance(got, dict):
+        return got.keys() == want.keys() and got["dtype"] == want["dtype"] and got["shape"] == want["shape"] and all(
+            _close(g, w) for g, w in zip(got["values"], want["values"]))
+    if isinstance(want, float) and isinstance(got, (int, float)):
+        return (want != want and got != got) or abs(got - want) <= 1e-6 + 1e-5 * abs(want)
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(map(_close, got, want))
+    if isinstance(want, dict) and isinstance(got, dict):
+        return got.keys() == want.keys() and all(_close(got[k], want[k]) for k in want)
+    return got == want
 
 
 @pytest.fixture(scope="session")

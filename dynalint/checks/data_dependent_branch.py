@@ -53,7 +53,7 @@ class DataDependentBranch(Rule):
         self._truth_test(node.test, "`while`")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._truth_test(node.test, "A conditional expression")
+        self._truth_test(node.test, "A conditional expression", lambda: selection_rewrite(self.context, node))
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._truth_test(node.test, "A comprehension's `if`")
@@ -155,6 +155,12 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
                        Applicability.UNSAFE, imports=("torch",))
     if not isinstance(branch.orelse, cst.Else):
         return None
+    returned = _only_return(branch.body), _only_return(branch.orelse.body)
+    if returned[0] is not None and returned[1] is not None and all(is_pure(context, r) for r in returned):
+        select = _where(torch, branch.test, *returned)
+        return Replace(branch, cst.SimpleStatementLine([cst.Return(select)]),
+                       "return a `torch.where` selection (both sides are computed)", Applicability.UNSAFE,
+                       imports=("torch",))
     then, otherwise = _assignments(branch.body), _assignments(branch.orelse.body)
     if not then or then is None or otherwise is None or [n for n, _ in then] != [n for n, _ in otherwise]:
         return None
@@ -162,12 +168,43 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
         return None
     lines = []
     for (name, when_true), (_, when_false) in zip(then, otherwise):
-        select = cst.parse_expression(f"{torch}.where(_c, _a, _b)")
-        assert isinstance(select, cst.Call)
-        select = select.with_changes(args=[cst.Arg(branch.test), cst.Arg(when_true), cst.Arg(when_false)])
+        select = _where(torch, branch.test, when_true, when_false)
         lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], select)]))
     return Replace(branch, cst.Module(lines), "select with `torch.where` (both sides are computed)",
                    Applicability.UNSAFE, imports=("torch",))
+
+
+def selection_rewrite(context: LintContext, choice: cst.IfExp) -> Replace | None:
+    """``a if cond else b`` -> ``torch.where(cond, a, b)`` when all three change nothing (unsafe, as for
+    ``if``/``else``: both sides are computed and must broadcast)."""
+    if not all(is_pure(context, part) for part in (choice.test, choice.body, choice.orelse)):
+        return None
+    torch = module_name(context.imports.aliases, "torch")
+    select = _where(torch, choice.test, choice.body, choice.orelse)
+    if choice.lpar:
+        select = select.with_changes(lpar=choice.lpar, rpar=choice.rpar)
+    return Replace(choice, select, "select with `torch.where` (both sides are computed)", Applicability.UNSAFE,
+                   imports=("torch",))
+
+
+def _where(torch: str, test: cst.BaseExpression, when_true: cst.BaseExpression,
+           when_false: cst.BaseExpression) -> cst.Call:
+    def bare(expression: cst.BaseExpression) -> cst.BaseExpression:
+        return expression.with_changes(lpar=[], rpar=[]) if getattr(expression, "lpar", None) else expression
+
+    select = cst.parse_expression(f"{torch}.where(_c, _a, _b)")
+    assert isinstance(select, cst.Call)
+    return select.with_changes(args=[cst.Arg(bare(test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                     cst.Arg(bare(when_true), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                     cst.Arg(bare(when_false))])
+
+
+def _only_return(block: cst.BaseSuite) -> cst.BaseExpression | None:
+    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        line = block.body[0]
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Return):
+            return line.body[0].value
+    return None
 
 
 def _inner_code(branch: cst.If) -> str:

@@ -35,7 +35,7 @@ class DynamicOutputShape(Rule):
     message = "{construct} in compiled code has an output size that depends on tensor values and breaks the graph"
     help = "Keep shapes fixed (`torch.where`, multiply by the mask), or set `capture_dynamic_output_shape_ops`"
     gb_ids = ("GB0036", "GB0033")
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE  # masked sums and means: safe; masked in-place updates: unsafe
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -50,7 +50,8 @@ class DynamicOutputShape(Rule):
         self._branch_depth = 0
         # Parameters that default to ``None``, per function: ``output_size=output_size`` may pass ``None``.
         self._none_defaults: list[set[str]] = [set()]
-        self._summed: dict[int, cst.Call] = {}  # id of ``x[mask]`` -> the ``.sum()`` call around it
+        self._summed: dict[int, cst.Call] = {}  # id of ``x[mask]`` -> the ``.sum()`` / ``.mean()`` call around it
+        self._updated: dict[int, cst.AugAssign] = {}  # id of ``x[mask]`` -> the ``x[mask] op= k`` it is the target of
 
     # -- scopes and bindings --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -85,6 +86,10 @@ class DynamicOutputShape(Rule):
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if original_node.value is not None:
             self._bind(original_node.target, original_node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Subscript):
+            self._updated[id(node.target)] = node  # ``x[mask] *= k``: the fix updates in place without selecting
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._bind(original_node.target, None)
@@ -186,7 +191,7 @@ class DynamicOutputShape(Rule):
         if self.context.settings.capture_dynamic_output_shape_ops:
             return
         func = node.func
-        if (isinstance(func, cst.Attribute) and func.attr.value == "sum" and not node.args
+        if (isinstance(func, cst.Attribute) and func.attr.value in ("sum", "mean") and not node.args
                 and isinstance(func.value, cst.Subscript)):
             self._summed[id(func.value)] = node  # ``x[mask].sum()``: the fix sums without selecting
         resolved = self.context.resolve(func)
@@ -232,12 +237,18 @@ class DynamicOutputShape(Rule):
                 confidence = self._mask(element.slice.value)
                 if confidence is not None:
                     likely = Confidence.LIKELY in (confidence, receiver.confidence)
-                    summed = self._summed.get(id(node))
-                    rewrite = masked_sum(self.context, summed, node.value, element.slice.value) \
-                        if summed is not None and len(node.slice) == 1 else None
+                    rewrite = self._without_selection(node, element.slice.value) if len(node.slice) == 1 else None
                     self.report(node, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN, rewrite=rewrite,
                                 construct="Indexing with a boolean mask")
                     return
+
+    def _without_selection(self, node: cst.Subscript, mask: cst.BaseExpression) -> Replace | None:
+        summed, updated = self._summed.get(id(node)), self._updated.get(id(node))
+        if summed is not None:
+            return masked_reduction(self.context, summed, node.value, mask)
+        if updated is not None:
+            return masked_update(self.context, updated, node.value, mask)
+        return None
 
     def _mask(self, node: cst.BaseExpression) -> Confidence | None:
         """How sure we are that ``node`` is a boolean tensor; ``None`` when we cannot show it."""
@@ -310,21 +321,64 @@ def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 _SAME_SHAPE_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"})
 
 
-def masked_sum(context: LintContext, summed: cst.Call, value: cst.BaseExpression, mask: cst.BaseExpression) -> Replace | None:
-    """``x[mask].sum()`` -> ``torch.where(mask, x, 0).sum()`` (safe: the same sum, with no selection),
-    when the mask is made from ``x`` element by element (``x > 0``, ``~torch.isnan(x)``, ``&``/``|`` of
-    those), so that it has ``x``'s shape, as the eager indexing requires, and ``torch.where`` does not
-    broadcast it differently."""
-    shown = cst.Module([]).code_for_node
-    if not (is_pure(context, value) and is_pure(context, mask) and _elementwise_of(mask, shown(value), shown)):
+def masked_reduction(context: LintContext, reduced: cst.Call, value: cst.BaseExpression,
+                     mask: cst.BaseExpression) -> Replace | None:
+    """``x[mask].sum()`` -> ``torch.where(mask, x, 0).sum()``, and ``x[mask].mean()`` -> that sum divided by
+    ``mask.sum()``: the same values with no selection (safe), when the mask is made from ``x`` element by
+    element (``x > 0``, ``~torch.isnan(x)``, ``&``/``|`` of those). It then has ``x``'s shape, as the
+    eager indexing requires, and ``torch.where`` does not broadcast it differently."""
+    if not _same_shape_mask(context, value, mask):
         return None
     torch = module_name(context.imports.aliases, "torch")
-    select = cst.parse_expression(f"{torch}.where(_m, _x, 0)")
-    assert isinstance(select, cst.Call)
-    select = select.with_changes(args=[cst.Arg(mask), cst.Arg(value), select.args[2]])
-    new = summed.with_changes(func=summed.func.with_changes(value=select))  # type: ignore[attr-defined]
-    return Replace(summed, new, "sum with `torch.where(mask, x, 0)`: no selection, a fixed shape",
+    total = cst.Call(cst.Attribute(_select(torch, mask, value, cst.Integer("0")), cst.Name("sum")))
+    method = reduced.func.attr.value  # type: ignore[attr-defined]
+    new: cst.BaseExpression = total
+    if method == "mean":
+        count = cst.Call(cst.Attribute(_parenthesized(mask), cst.Name("sum")))
+        new = cst.BinaryOperation(total, cst.Divide(), count, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return Replace(reduced, new, f"{method} with `torch.where(mask, x, 0)`: no selection, a fixed shape",
                    Applicability.SAFE, imports=("torch",))
+
+
+_UPDATES = {cst.AddAssign: ("add_", 0), cst.SubtractAssign: ("sub_", 0), cst.MultiplyAssign: ("mul_", 1),
+            cst.DivideAssign: ("div_", 1)}
+
+
+def masked_update(context: LintContext, update: cst.AugAssign, value: cst.BaseExpression,
+                  mask: cst.BaseExpression) -> Replace | None:
+    """``x[mask] *= k`` -> ``x.mul_(torch.where(mask, k, 1))`` (``+=``/``-=`` with 0, ``/=`` with 1) for a
+    number ``k`` and a mask made from ``x`` element by element: the same update in place, no selection.
+    Unsafe: on an integer ``x``, a float ``k`` makes the in-place update raise instead of truncating."""
+    operation = _UPDATES.get(type(update.operator))
+    if operation is None or not isinstance(update.value, (cst.Integer, cst.Float)):
+        return None
+    if not _same_shape_mask(context, value, mask):
+        return None
+    method, neutral = operation
+    torch = module_name(context.imports.aliases, "torch")
+    factor = _select(torch, mask, update.value, cst.Integer(str(neutral)) if isinstance(update.value, cst.Integer)
+                     else cst.Float(f"{neutral}.0"))
+    call = cst.Call(cst.Attribute(_parenthesized(value), cst.Name(method)), [cst.Arg(factor)])
+    return Replace(update, cst.Expr(call), f"update in place with `Tensor.{method}` and `torch.where`: no selection",
+                   Applicability.UNSAFE, imports=("torch",))
+
+
+def _same_shape_mask(context: LintContext, value: cst.BaseExpression, mask: cst.BaseExpression) -> bool:
+    shown = cst.Module([]).code_for_node
+    return is_pure(context, value) and is_pure(context, mask) and _elementwise_of(mask, shown(value), shown)
+
+
+def _select(torch: str, mask: cst.BaseExpression, when_true: cst.BaseExpression,
+            when_false: cst.BaseExpression) -> cst.Call:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.Call(cst.Attribute(cst.Name(torch), cst.Name("where")),
+                    [cst.Arg(mask, comma=comma), cst.Arg(when_true, comma=comma), cst.Arg(when_false)])
+
+
+def _parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expression, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or getattr(expression, "lpar", None):
+        return expression
+    return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _elementwise_of(mask: cst.BaseExpression, value: str, shown: Callable[[cst.CSTNode], str]) -> bool:

@@ -111,6 +111,19 @@ def fix(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: Con
     return outcome
 
 
+def fix_text(text: str, lint: Callable[[str], Sequence[Finding]], applies: Callable[[Finding], bool]) -> tuple[str, list[Finding]]:
+    """One text's fix loop (``api.fix_source``, the language server's fix-all): lint, apply, lint again,
+    until a pass applies nothing; the fixed text and the fixes applied."""
+    applied: list[Finding] = []
+    for _ in range(MAX_PASSES):
+        outcome = fix_edits.apply(text, [f for f in lint(text) if applies(f)])
+        if not outcome.applied:
+            break
+        text = outcome.text
+        applied += outcome.applied
+    return text, applied
+
+
 def write(changed: Sequence[FileFix]) -> None:
     """Write the fixed texts back (``--fix``): exactly the bytes that were read, edited where fixed."""
     for file in changed:

@@ -33,7 +33,10 @@ Two modes, asked for by the snippet's keys or by a first-line comment
   ``graphs`` null.
 - ``compare_eager``: every call of a compiled callable is replayed eagerly (the original function or
   module, on deep copies of the arguments) and the outputs compared; the result adds
-  ``mismatches: [{"line", "compiled", "eager"}]``, ``line`` being the snippet line of the call.
+  ``mismatches: [{"line", "compiled", "eager"}]``, ``line`` being the snippet line of the call, and
+  ``eager_outputs``: every eager replay's result as plain JSON (a tensor as dtype, shape and values); the
+  snippet starts from ``torch.manual_seed(0)``, so two versions of one program (a fix's before and
+  after) draw the same inputs and weights.
 
 Each snippet runs in a fresh ``__main__`` module compiled under the file name ``snippet_<n>.py``
 (registered with linecache), with Dynamo state, the dynamo/inductor/functorch configs and
@@ -111,6 +114,7 @@ class _ComparedCall:
             replay_args, replay_kwargs = args, kwargs
         got = self._compiled(*args, **kwargs)
         want = self._original(*replay_args, **replay_kwargs)
+        self._observer.eager_outputs.append(_plain(want))
         if not _same(got, want):
             self._observer.mismatches.append(
                 {"line": _caller_line(self._observer.filename), "compiled": _shown(got), "eager": _shown(want)}
@@ -146,6 +150,23 @@ def _same(got: Any, want: Any) -> bool:
         return False
 
 
+def _plain(value: Any) -> Any:
+    """A value as JSON: a tensor as its dtype, shape and values (so that two runs compare in the test)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        data = value.detach().cpu()
+        return {"dtype": str(data.dtype), "shape": list(data.shape),
+                "values": data.flatten().tolist() if not data.is_complex() else [str(v) for v in data.flatten().tolist()]}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= _SHOWN_MAX else text[: _SHOWN_MAX - 3] + "..."
@@ -167,6 +188,7 @@ class _CompileObserver:
         self.graphs = 0
         self.uncounted = False  # a backend that could not be wrapped (inductor) compiled something
         self.mismatches: list[dict[str, Any]] = []
+        self.eager_outputs: list[Any] = []  # each compiled call's eager replay, as plain JSON values
 
     def count(self) -> None:
         self.graphs += 1
@@ -271,6 +293,13 @@ def run_one(
                 if USES_DIST.search(source):
                     ensure_process_group()
                 code = compile(source, filename, "exec")
+                if compare_eager:  # two versions of a program (a fix's before and after) draw the same numbers
+                    import random
+
+                    import torch
+
+                    torch.manual_seed(0)
+                    random.seed(0)
                 with time_limit(timeout):
                     exec(code, namespace)
             except (Exception, SystemExit) as e:  # noqa: BLE001  (report, keep going)
@@ -288,6 +317,7 @@ def run_one(
     }
     if compare_eager:
         result["mismatches"] = observer.mismatches
+        result["eager_outputs"] = observer.eager_outputs
     return result
 
 
