@@ -68,9 +68,9 @@ def write(folder: Path, files: dict[str, str]) -> None:
         target.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
-def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(folder: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "dynalint", *args], cwd=folder, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, input=input)
 
 
 @pytest.fixture(autouse=True)
@@ -164,6 +164,13 @@ class Editor:
         return await asyncio.wait_for(self.client.text_document_hover_async(types.HoverParams(
             types.TextDocumentIdentifier(self.uri(name)), types.Position(line, 0)
         )), TIMEOUT)
+
+    async def fix_all(self, name: str) -> list[types.CodeAction]:
+        found = await asyncio.wait_for(self.client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(self.uri(name)), types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
+        )), TIMEOUT)
+        return [action for action in found or [] if isinstance(action, types.CodeAction)]
 
     async def quick_fixes(self, name: str, line: int) -> list[types.CodeAction]:
         found = await asyncio.wait_for(self.client.text_document_code_action_async(types.CodeActionParams(
@@ -384,14 +391,83 @@ def test_the_quick_fix_writes_what_add_noqa_writes_and_silences_the_finding(tmp_
             diagnostics = await editor.published(name)
             (diagnostic,) = diagnostics
             assert diagnostic.code == "DYN201", case
-            (action,) = await editor.quick_fixes(name, diagnostic.range.start.line)
+            (action,) = [a for a in await editor.quick_fixes(name, diagnostic.range.start.line)
+                         if a.title.startswith("Disable")]
             assert action.kind == types.CodeActionKind.QuickFix
             assert "DYN201" in action.title
             fixed = apply(text, action, editor.uri(name))
             assert fixed == expected[case], case
             editor.replace(name, fixed)
             assert shown(await editor.published(name)) == [], case
-            assert await editor.quick_fixes(name, diagnostic.range.start.line) == []
+            assert [a for a in await editor.quick_fixes(name, diagnostic.range.start.line)
+                    if a.title.startswith("Disable")] == []
+
+    drive(tmp_path, scenario)
+
+
+FIXABLE = """\
+import copy
+import logging
+
+import torch
+
+log = logging.getLogger(__name__)
+
+
+@torch.compile
+def step(x: torch.Tensor, config: dict) -> torch.Tensor:
+    settings = copy.copy(dict(config))
+    total = x[x > 0].sum()
+    log.info("step")
+    return total * settings["scale"]
+"""
+
+
+def apply_edits(text: str, action: types.CodeAction, uri: str) -> str:
+    """``text`` with the action's edits (any number of lines each) applied; ranges in UTF-16 units."""
+    assert action.edit is not None and action.edit.changes is not None
+    lines = python_lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(position: types.Position) -> int:
+        if position.line >= len(lines):
+            return len(text)
+        return starts[position.line] + _code_points(lines[position.line], position.character)
+
+    for edit in sorted(action.edit.changes[uri], key=lambda e: (e.range.start.line, e.range.start.character),
+                       reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+def test_quick_fixes_and_fix_all_make_the_edits_of_the_command_line(tmp_path: Path) -> None:
+    """Each finding's quick fix is its ``--fix`` edit; ``source.fixAll.dynalint`` leaves the buffer as
+    ``dynalint check --fix`` leaves the file (safe fixes only: the logging call stays)."""
+    write(tmp_path, {"pyproject.toml": "[tool.dynalint]\n", "step.py": FIXABLE})
+    assert cli(tmp_path, "--fix", "step.py").returncode == 1  # DYN202 remains: its fix is unsafe
+    expected = (tmp_path / "step.py").read_text(encoding="utf-8")
+    assert expected != FIXABLE and "log.info" in expected and "torch.where(x > 0, x, 0).sum()" in expected
+    json_fixes = {f["code"]: f["fix"] for f in json.loads(cli(tmp_path, "--output-format", "json", "--no-cache",
+                                                               "--stdin-filename", "step.py", "-", input=FIXABLE).stdout)}
+    (tmp_path / "step.py").write_text(FIXABLE, encoding="utf-8")
+
+    async def scenario(editor: Editor) -> None:
+        editor.open("step.py")
+        diagnostics = await editor.published("step.py")
+        assert sorted(d.code for d in diagnostics) == ["DYN105", "DYN202", "DYN207"]
+        for diagnostic in diagnostics:
+            fixes = [a for a in await editor.quick_fixes("step.py", diagnostic.range.start.line)
+                     if a.title.startswith(f"Fix {diagnostic.code}")]
+            assert len(fixes) == 1, diagnostic.code
+            [edit] = [e for e in fixes[0].edit.changes[editor.uri("step.py")]]  # type: ignore[union-attr]
+            [want] = json_fixes[diagnostic.code]["edits"]
+            assert (edit.range.start.line + 1, edit.range.start.character + 1, edit.new_text) == (
+                want["location"]["row"], want["location"]["column"], want["content"])
+            assert fixes[0].is_preferred == (json_fixes[diagnostic.code]["applicability"] == "safe")
+        (action,) = await editor.fix_all("step.py")
+        assert apply_edits(FIXABLE, action, editor.uri("step.py")) == expected
 
     drive(tmp_path, scenario)
 

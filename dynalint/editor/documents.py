@@ -63,6 +63,15 @@ class Documents:
         result = Pipeline(tree, options, store=store).run([STDIN])
         return Linted(result.findings, store.summarized - before, time.perf_counter() - started)
 
+    def fix_all(self, path: Path, text: str) -> str:
+        """``text`` with the safe fixes applied, pass after pass, exactly as ``dynalint check --fix`` leaves
+        the file (the editor's ``source.fixAll.dynalint``)."""
+        from dynalint.pipeline import fixing
+
+        config = config_module.load(None, files.real(path).parent)
+        fixed, _ = fixing.fix_text(text, lambda current: self.lint(path, current).findings, fixing.allowed(config, False))
+        return fixed
+
     def _cache_for(self, folder: Path) -> cache.Cache:
         if folder not in self._caches:
             self._caches[folder] = cache.Cache.in_memory(folder if folder.is_dir() else None)

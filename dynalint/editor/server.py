@@ -6,7 +6,9 @@ what it says. It offers
 - diagnostics on open, change and save, each with its code, range, severity (a ``likely`` finding is
   a warning) and ``codeDescription`` pointing to the rule page;
 - hover on a flagged line: the rule page's summary, the message, and why the line is compiled;
-- a quick fix per finding that adds ``# noqa: CODE``, merged as ``--add-noqa`` merges it.
+- a quick fix per finding that adds ``# noqa: CODE``, merged as ``--add-noqa`` merges it;
+- a quick fix per finding that has a fix: its edits, as ``--fix`` makes them (safe ones preferred);
+- ``source.fixAll.dynalint``: every safe fix of the document, pass after pass, as ``--fix`` leaves the file.
 
 Runs are serialized on one worker thread, so the in-memory cache only ever serves one run at a time,
 and a document that changed again before its run started is skipped: a burst of keystrokes costs one
@@ -37,6 +39,7 @@ from dynalint.project.config import ConfigError
 from dynalint.project.source_lines import python_lines
 
 SOURCE = "dynalint"
+FIX_ALL = "source.fixAll.dynalint"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 
 
@@ -143,6 +146,8 @@ class DynalintServer(LanguageServer):
         for finding in snapshot.findings:
             if not finding.start.line - 1 <= wanted.end.line or finding.end.line - 1 < wanted.start.line:
                 continue
+            if finding.fix is not None and finding.cell is None:
+                actions.append(self._fix_action(uri, finding, snapshot))
             edit = documents.noqa_edit(snapshot.text, finding)
             if edit is None:
                 continue
@@ -156,6 +161,36 @@ class DynalintServer(LanguageServer):
                 edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(where, edit.text)]}),
             ))
         return actions
+
+    def _fix_action(self, uri: str, finding: Finding, snapshot: _Snapshot) -> types.CodeAction:
+        assert finding.fix is not None
+        fix = finding.fix
+        edits = [types.TextEdit(self.codec.range_to_client_units(snapshot.lines, types.Range(
+            types.Position(edit.start.line - 1, edit.start.column - 1),
+            types.Position(edit.end.line - 1, edit.end.column - 1),
+        )), edit.content) for edit in fix.edits]
+        unsafe = "" if fix.applicability.value == "safe" else f" ({fix.applicability.value})"
+        return types.CodeAction(
+            title=f"Fix {finding.code}: {fix.message}{unsafe}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[self._diagnostic(finding, snapshot)],
+            is_preferred=fix.applicability.value == "safe",
+            edit=types.WorkspaceEdit(changes={uri: edits}),
+        )
+
+    def fix_all(self, uri: str) -> list[types.CodeAction]:
+        """One action replacing the document with its text after every safe fix (nothing when none applies)."""
+        document = self.workspace.get_text_document(uri)
+        path = Path(document.path)
+        fixed = self.documents.fix_all(path, document.source)
+        if fixed == document.source:
+            return []
+        lines = python_lines(document.source)
+        end = types.Position(len(lines), 0)
+        return [types.CodeAction(
+            title="Fix all safe dynalint fixes", kind=FIX_ALL,
+            edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(types.Range(types.Position(0, 0), end), fixed)]}),
+        )]
 
 
 def build(jobs: int | None = None) -> DynalintServer:
@@ -185,12 +220,15 @@ def build(jobs: int | None = None) -> DynalintServer:
         return ls.hover(params.text_document.uri, params.position.line)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
     def code_action(ls: DynalintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         only = params.context.only
+        uri = params.text_document.uri
+        if only and any(FIX_ALL.startswith(kind) and kind.startswith("source") for kind in only):
+            return ls.fix_all(uri)
         if only and not any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in only):
             return []
-        return ls.quick_fixes(params.text_document.uri, params.range)
+        return ls.quick_fixes(uri, params.range)
 
     return server
 

@@ -152,6 +152,21 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str, working_d
         ]
     if finding.verify is not None:
         properties["verify"] = finding.verify.as_dict()  # the object ``result["properties"]`` holds
+    if finding.fix is not None and finding.cell is None:
+        # SARIF 2.1.0 §3.55: one fix, its edits as replacements of regions of the finding's own file.
+        properties["fixApplicability"] = finding.fix.applicability.value
+        result["fixes"] = [{
+            "description": {"text": finding.fix.message},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": artifact_uri(finding.filename, working_directory)},
+                "replacements": [
+                    {"deletedRegion": {"startLine": edit.start.line, "startColumn": edit.start.column,
+                                       "endLine": edit.end.line, "endColumn": edit.end.column},
+                     "insertedContent": {"text": edit.content}}
+                    for edit in finding.fix.edits
+                ],
+            }],
+        }]
     return result
 
 
