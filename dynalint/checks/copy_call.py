@@ -86,7 +86,7 @@ def _copy_rewrite(call: cst.Call, what: str) -> Replace | None:
     if what == "a tensor":
         receiver = value if not isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.IfExp)) else \
             value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        clone = cst.Call(cst.Attribute(receiver, cst.Name("clone")))  # type: ignore[arg-type]
+        clone = cst.Call(cst.Attribute(receiver, cst.Name("clone")))
         return Replace(call, clone, "copy the tensor with `.clone()`", Applicability.UNSAFE)
     builtin = {"a list": "list", "a dict": "dict", "a set": "set"}.get(what)
     if builtin is None:

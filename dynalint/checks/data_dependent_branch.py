@@ -149,15 +149,15 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
         message = _message(raised)
         check = cst.parse_expression(f"{torch}._assert_async({torch}.logical_not(_c), {message})")
         assert isinstance(check, cst.Call)
-        check = check.with_deep_changes(check.args[0].value, args=[cst.Arg(branch.test)])  # type: ignore[arg-type]
+        check = check.with_deep_changes(check.args[0].value, args=[cst.Arg(branch.test)])
         line = cst.SimpleStatementLine([cst.Expr(check)])
         return Replace(branch, line, "check the condition in the graph with `torch._assert_async`",
                        Applicability.UNSAFE, imports=("torch",))
     if not isinstance(branch.orelse, cst.Else):
         return None
-    returned = _only_return(branch.body), _only_return(branch.orelse.body)
-    if returned[0] is not None and returned[1] is not None and all(is_pure(context, r) for r in returned):
-        select = _where(torch, branch.test, *returned)
+    when_true, when_false = _only_return(branch.body), _only_return(branch.orelse.body)
+    if when_true is not None and when_false is not None and is_pure(context, when_true) and is_pure(context, when_false):
+        select = _where(torch, branch.test, when_true, when_false)
         return Replace(branch, cst.SimpleStatementLine([cst.Return(select)]),
                        "return a `torch.where` selection (both sides are computed)", Applicability.UNSAFE,
                        imports=("torch",))

@@ -190,9 +190,8 @@ def _statement_of(call: cst.Call, parents: Mapping[int, cst.CSTNode]) -> cst.Sim
     """The statement line that holds ``call`` as its one and only statement's whole expression."""
     expression = parents.get(id(call))
     line = parents.get(id(expression)) if expression is not None else None
-    if (type(expression) is cst.Expr and type(line) is cst.SimpleStatementLine
-            and len(line.body) == 1):  # type: ignore[union-attr]
-        return line  # type: ignore[return-value]
+    if type(expression) is cst.Expr and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+        return line
     return None
 
 
