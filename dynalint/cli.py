@@ -231,7 +231,11 @@ def check(
     if baseline is not None and not verify:
         result.findings = _without_baseline(result.findings, baseline, quiet)
         baseline = None  # the findings left are the new ones: they decide the exit code as usual
-    if fix or diff:
+    if fix and verify:
+        result = _proven_fix(pipeline, static_paths, result, config, unsafe_fixes, verify_backend, device,
+                             verify_timeout, census_out, quiet)
+        verify = False  # done: the fixes were verified, and the census written, by the proof
+    elif fix or diff:
         result = _fix(pipeline, static_paths, result, config, unsafe_fixes, diff, show_fixes, quiet)
     gate_failed = False
     verify_failures: list[str] = []
@@ -288,7 +292,7 @@ def _conflict(**given: bool) -> str | None:
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+    return f"{number} {noun}{'' if number == 1 else 'es' if noun.endswith(('x', 's')) else 's'}"
 
 
 def _fix(pipeline: Pipeline, paths: Sequence[str], result: LintResult, config: Config, unsafe: bool, diff: bool,
@@ -316,6 +320,49 @@ def _fix(pipeline: Pipeline, paths: Sequence[str], result: LintResult, config: C
                        f"{finding.fix.message}", err=True)
     if not quiet:
         click.echo(f"Fixed {_count(fixed, 'finding')} in {_count(len(outcome.changed), 'file')}", err=True)
+    return outcome.result
+
+
+def _proven_fix(pipeline: Pipeline, paths: Sequence[str], result: LintResult, config: Config, unsafe: bool,
+                backend: str, device: str, timeout: float | None, census_out: Path | None, quiet: bool) -> LintResult:
+    """``--fix --verify``: keep each function's fixes only where the factories show fewer breaks and the
+    same outputs; write the files with those; print breaks before -> after per function and in total."""
+    import importlib.util
+
+    from dynalint.pipeline import fixing, proven_fixes
+
+    if not config.verify_factories:
+        click.echo("dynalint: error: --fix --verify needs factories ([tool.dynalint.verify] factories): it proves "
+                   "each fix by running them before and after", err=True)
+        sys.exit(EXIT_ERROR)
+    if importlib.util.find_spec("torch") is None:
+        click.echo("dynalint: error: --verify needs torch: pip install 'dynalint[verify]'", err=True)
+        sys.exit(EXIT_ERROR)
+    try:
+        outcome, proof = proven_fixes.prove(pipeline, paths, result, config, unsafe, backend=backend, device=device,
+                                            timeout=config.verify_timeout if timeout is None else timeout)
+    except KeyboardInterrupt:
+        click.echo("dynalint: interrupted; --verify stopped its workers", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if proof.failures:
+        for failure in proof.failures:
+            click.echo(f"dynalint: error: {failure}; no fix was applied", err=True)
+        sys.exit(EXIT_ERROR)
+    fixing.write(outcome.changed)
+    if census_out is not None:
+        census_out.write_text(json.dumps(proof.census, indent=2) + "\n", encoding="utf-8")
+    if not quiet:
+        width = max((len(v.function) for v in proof.verdicts), default=8)
+        click.echo(f"{'function':<{width}}  breaks  fixes  verdict", err=True)
+        for verdict in proof.verdicts:
+            after = "?" if verdict.after is None else str(verdict.after)
+            codes = ",".join(sorted({f.code for f in verdict.fixes}))
+            shown = "kept" if verdict.kept else f"reverted: {verdict.reason}"
+            click.echo(f"{verdict.function:<{width}}  {verdict.before} -> {after}  {codes}  {shown}", err=True)
+        kept = sum(len(v.fixes) for v in proof.verdicts if v.kept)
+        click.echo(f"breaks under the factories: {proof.breaks_before} -> {proof.breaks_after}; kept {_count(kept, 'fix')} "
+                   f"in {_count(len(outcome.changed), 'file')}, reverted "
+                   f"{_count(sum(len(v.fixes) for v in proof.verdicts if not v.kept), 'fix')}", err=True)
     return outcome.result
 
 

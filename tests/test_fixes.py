@@ -194,3 +194,23 @@ def test_under_dynamo_the_fixed_sample_breaks_less_and_computes_the_same(sample:
         assert after[name]["eager"] == pytest.approx(before[name]["eager"], rel=1e-5, abs=1e-6), name
         assert after[name]["compiled"] == pytest.approx(after[name]["eager"], rel=1e-5, abs=1e-6), name
     print(f"breaks: {total['before']} -> {total['after']}")
+
+
+@pytest.mark.torch
+def test_fix_verify_keeps_the_fixes_that_help_and_reverts_the_one_that_does_not(sample: Path) -> None:
+    census = sample / "after.json"
+    result = invoke(["--fix", "--unsafe-fixes", "--verify", "--no-cache", "--census-out", str(census), "."])
+    table = result.stderr
+    assert "model.py::Encoder.report   0 -> 0  DYN201  reverted: break count unchanged: 0 -> 0" in table
+    for kept in ("model.py::Encoder.forward", "sync.py::synced_pool", "train.py::train_step"):
+        line = next(line for line in table.splitlines() if line.startswith(kept))
+        assert line.endswith("kept") and " -> 0 " in line, line
+    assert "breaks under the factories: 12 -> 0" in table
+    after = texts(sample)
+    assert 'print("mean activation", h.mean())' in after["model.py"]  # reverted: no guard around it
+    assert "is_compiling" not in after["model.py"] and "torch._assert_async" in after["model.py"]
+    assert "funcol.all_reduce" in after["sync.py"] and "graph_break" not in after["sync.py"]
+    functions = json.loads(census.read_text(encoding="utf-8"))["functions"]
+    assert {name: entry["breaks"] for name, entry in functions.items()} == {
+        "factory:factories:train_step_inputs": 0, "factory:factories:encoder_inputs": 0}
+    assert result.exit_code == 1  # the reverted finding remains

@@ -140,9 +140,8 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
       the same names, in the same order, from expressions that change nothing: both are computed, and
       ``a`` and ``b`` must broadcast (which the code does not show).
     """
-    if not is_pure(context, branch.test) or any(
-            line.comment for line in (*branch.leading_lines,)) or "#" in _inner_code(branch):
-        return None
+    if not is_pure(context, branch.test) or "#" in _inner_code(branch):
+        return None  # comments inside the statement would be lost; those above it stay where they are
     torch = module_name(context.imports.aliases, "torch")
     raised = _only_raise(branch)
     if raised is not None and branch.orelse is None:
@@ -208,7 +207,7 @@ def _only_return(block: cst.BaseSuite) -> cst.BaseExpression | None:
 
 
 def _inner_code(branch: cst.If) -> str:
-    return cst.Module([branch]).code
+    return cst.Module([branch.with_changes(leading_lines=())]).code
 
 
 def _only_raise(branch: cst.If) -> cst.Raise | None:

@@ -70,9 +70,23 @@ def effective(finding: Finding, config: Config) -> Applicability | None:
                              extend_unsafe=config.extend_unsafe_fixes)
 
 
-def fix(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: Config, unsafe: bool) -> FixOutcome:
-    """Fix what ``first`` (the pipeline's run over ``paths``) found, over as many passes as it takes."""
-    applies = allowed(config, unsafe)
+def fix(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: Config, unsafe: bool,
+        only: Callable[[Finding], bool] | None = None) -> FixOutcome:
+    """Fix what ``first`` (the pipeline's run over ``paths``) found, over as many passes as it takes;
+    ``only`` narrows the fixes further (``--fix --verify`` tries one function's at a time)."""
+    allowed_here = allowed(config, unsafe)
+
+    def applies(finding: Finding) -> bool:
+        return allowed_here(finding) and (only is None or only(finding))
+
+    options = pipeline.options
+    try:
+        return _passes(pipeline, paths, first, applies)
+    finally:
+        pipeline.options = options  # later runs read the files from disk again
+
+
+def _passes(pipeline: Pipeline, paths: Sequence[str], first: LintResult, applies: Callable[[Finding], bool]) -> FixOutcome:
     texts: dict[str, str] = {}  # real path -> the text as fixed so far
     originals: dict[str, FileFix] = {}
     outcome = FixOutcome(first)

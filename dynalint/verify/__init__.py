@@ -107,11 +107,11 @@ def verify(
     ran = [r for r in results.values() if r.seconds is not None and not r.error and not r.unverifiable]
     return Verification(verdicts.judge(static.findings, jobs, results), census.census(jobs, results),
                         ", ".join(sorted(devices)) or device, relinted,
-                        failed_factories=tuple(_factory_failures(first, results)),
+                        failed_factories=tuple(factory_failures(first, results)),
                         ran_nothing=bool(factories) and not ran)
 
 
-def _factory_failures(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> list[str]:
+def factory_failures(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> list[str]:
     """``factory `pkg.mod:fnuc` (train): AttributeError: ...`` for each factory job that did not run its model."""
     failures = []
     for job in jobs:

@@ -70,6 +70,8 @@ class Job:
     libraries: tuple[str, ...] = ()  # installed folders observed like ``observed`` (never torch's own)
     mode: str = "eval"  # "eval": ``model.eval()`` under ``no_grad``; "train": ``model.train()``, grad enabled
     built_by: tuple[str, ...] = ()  # factory jobs whose model held this job's class (set by the runner)
+    # ``--fix --verify``: also run the factory's model eagerly, and keep both outputs (``JobResult.outputs``).
+    record_outputs: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -87,6 +89,7 @@ class Job:
             libraries=tuple(str(folder) for folder in data.get("libraries") or ()),
             mode=str(data.get("mode") or "eval"),
             built_by=tuple(str(factory) for factory in data.get("built_by") or ()),
+            record_outputs=bool(data.get("record_outputs")),
         )
 
     def to_json(self) -> str:
@@ -152,6 +155,9 @@ class JobResult:
     covered_by: str | None = None
     inputs: str | None = None
     built: tuple[str, ...] = ()
+    # With ``Job.record_outputs``: ``{"eager": value, "compiled": value}``, each a plain JSON summary of
+    # what the model returned (``observe.summarize``), for ``--fix --verify`` to compare.
+    outputs: dict[str, Any] | None = None
 
     @classmethod
     def empty(
@@ -168,7 +174,7 @@ class JobResult:
             data["error_site"] = list(self.error_site)
         data.update(breaks=[b.as_dict() for b in self.breaks], traced=[list(t) for t in self.traced],
                     graphs=self.graphs, recompiles=self.recompiles)
-        for key in ("seconds", "device", "covered_by", "inputs"):
+        for key in ("seconds", "device", "covered_by", "inputs", "outputs"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
         if self.built:
@@ -195,6 +201,7 @@ class JobResult:
             covered_by=data.get("covered_by"),
             inputs=data.get("inputs"),
             built=tuple(str(name) for name in data.get("built", ())),
+            outputs=data.get("outputs"),
         )
 
     def to_json(self) -> str:

@@ -21,6 +21,7 @@ timeouts and crashes: this process may be killed at any moment, with everything 
 from __future__ import annotations
 
 import argparse
+import copy
 import inspect
 import os
 import signal
@@ -40,6 +41,7 @@ from dynalint.verify.observe import (
     reset_dynamo,
     user_files,
 )
+from dynalint.verify.outputs import summarize
 from dynalint.verify.protocol import Job, JobResult, Ready
 from dynalint.verify.usercode import (
     ERROR_MAX,
@@ -212,6 +214,7 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
     error: str | None = None
     unverifiable: str | None = None
     error_site: tuple[str, int] | None = None
+    outputs: dict[str, Any] | None = None
     started = time.perf_counter()
     observing = record_breaks(job.observed, mine), record_traced_lines(job.observed, mine)
     with restored_configs(), observing[0] as breaks, observing[1] as traced:
@@ -236,9 +239,12 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
                     inputs = f"{whose} inputs ({mode}, {GRAD[mode]})"
                     built = _classes(target)
                     compiled = torch.compile(target, backend=counting, fullgraph=job.fullgraph)
-                    with torch.enable_grad() if mode == "train" else torch.no_grad():
-                        compiled(*args, **kwargs)
-                        compiled(*args, **kwargs)
+                    if job.record_outputs:
+                        outputs = _eager_and_compiled(target, compiled, args, kwargs, mode)
+                    else:
+                        with torch.enable_grad() if mode == "train" else torch.no_grad():
+                            compiled(*args, **kwargs)
+                            compiled(*args, **kwargs)
         except Unverifiable as reason:
             unverifiable = str(reason)
         except torch._dynamo.exc.Unsupported as exc:
@@ -263,7 +269,29 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
         error_site=error_site,
         inputs=inputs,
         built=built if job.kind == "factory" else (),
+        outputs=outputs,
     )
+
+
+def _eager_and_compiled(target: Any, compiled: Any, args: list[Any], kwargs: dict[str, Any], mode: str) -> dict[str, Any]:
+    """``--fix --verify``: the model compiled (run twice, as always) and run eagerly (Dynamo off, on copies
+    of the inputs taken before), each from the same seed; both outputs summarized (``outputs.summarize``)."""
+    import torch
+
+    try:
+        eager_args, eager_kwargs = copy.deepcopy((args, kwargs))
+    except Exception:  # noqa: BLE001 - inputs that cannot be copied: run on the same objects
+        eager_args, eager_kwargs = args, kwargs
+    grad = torch.enable_grad if mode == "train" else torch.no_grad
+    # Compiled first: a frame run while Dynamo is disabled is not traced afterwards (measured on 2.13).
+    torch.manual_seed(0)
+    with grad():
+        first = compiled(*args, **kwargs)
+        compiled(*args, **kwargs)
+    torch.manual_seed(0)
+    with torch._dynamo.config.patch(disable=True), grad():
+        eager = target(*eager_args, **eager_kwargs)
+    return {"eager": summarize(eager), "compiled": summarize(first)}
 
 
 def _classes(target: Any) -> tuple[str, ...]:
