@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.lint.rewrites import Combined, RemoveStatement, Replace
 from dynalint.lint.rule import Rule
+from dynalint.model.finding import Applicability
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -52,10 +54,21 @@ class AsyncCollective(Rule):
     message = "`{call}` {where} breaks the graph"
     help = "Drop `async_op=True` and call the collective synchronously, or use the functional collectives and `wait_tensor`"
     gb_ids = ("GB0172", "GB0156")
+    fix = Applicability.UNSAFE
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._scopes: list[_Handles] = []
+        # ``work = dist.all_reduce(t, async_op=True)`` statement lines, by the handle's name: the fix of the
+        # ``work.wait()`` makes that call synchronous.
+        self._started: dict[str, tuple[cst.SimpleStatementLine, cst.Call]] = {}
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        statement = node.body[0] if len(node.body) == 1 else None
+        if (isinstance(statement, cst.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name) and isinstance(statement.value, cst.Call)
+                and self._async_collective(statement.value) in TRACEABLE):
+            self._started[statement.targets[0].target.value] = (node, statement.value)
 
     # -- scopes and loops ---------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -110,7 +123,24 @@ class AsyncCollective(Rule):
             if self._tracked_async_call(node.args[0].value):
                 scope.lists.add(receiver.value)
         elif func.attr.value == "wait" and not node.args and self._is_handle(receiver):
-            self.report(node, call="Work.wait()", where="on an asynchronous collective's handle")
+            self.report(node, call="Work.wait()", where="on an asynchronous collective's handle",
+                        rewrite=self._synchronous(receiver, node))
+
+    def _synchronous(self, handle: cst.BaseExpression, wait: cst.Call) -> Combined | None:
+        """``work = dist.all_reduce(t, async_op=True)`` ... ``work.wait()`` -> ``dist.all_reduce(t)`` and no
+        wait: the collective Dynamo traces. Unsafe: the communication no longer overlaps what ran between."""
+        started = self._started.get(handle.value) if isinstance(handle, cst.Name) else None
+        if started is None:
+            return None
+        line, call = started
+        arguments = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "async_op")]
+        if len(arguments) == len(call.args):  # ``async_op`` passed by position: left to a person
+            return None
+        arguments[-1] = arguments[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        synchronous = line.with_changes(body=[cst.Expr(call.with_changes(args=arguments))])
+        return Combined((Replace(line, synchronous, "", Applicability.UNSAFE), RemoveStatement(wait, "")),
+                        "call the collective synchronously (no `async_op`, no `wait()`), which Dynamo traces",
+                        Applicability.UNSAFE)
 
     # -- helpers ------------------------------------------------------------------------------------
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:

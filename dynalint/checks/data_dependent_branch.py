@@ -145,7 +145,7 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
     torch = module_name(context.imports.aliases, "torch")
     raised = _only_raise(branch)
     if raised is not None and branch.orelse is None:
-        message = _message(raised)
+        message = _message(context, raised)
         check = cst.parse_expression(f"{torch}._assert_async({torch}.logical_not(_c), {message})")
         assert isinstance(check, cst.Call)
         check = check.with_deep_changes(check.args[0].value, args=[cst.Arg(branch.test)])
@@ -219,12 +219,15 @@ def _only_raise(branch: cst.If) -> cst.Raise | None:
     return None
 
 
-def _message(raised: cst.Raise) -> str:
-    """The error's message as a string literal: its first argument when that is one, else its name."""
+def _message(context: LintContext, raised: cst.Raise) -> str:
+    """The error's message: its first argument when that is a string literal, or an f-string that reads no
+    tensor data (Dynamo formats it while tracing); else the error's name."""
     error = raised.exc
-    if isinstance(error, cst.Call) and error.args and isinstance(error.args[0].value, cst.SimpleString) \
-            and error.args[0].keyword is None:
-        return error.args[0].value.value
+    first = error.args[0] if isinstance(error, cst.Call) and error.args else None
+    if first is not None and first.keyword is None and (
+            isinstance(first.value, cst.SimpleString)
+            or (isinstance(first.value, cst.FormattedString) and is_pure(context, first.value))):
+        return cst.Module([]).code_for_node(first.value)
     name = cst.Module([]).code_for_node(error.func if isinstance(error, cst.Call) else error) if error else "assertion"
     return repr(name)
 

@@ -81,7 +81,18 @@ class ReplaceFunction:
     imports: tuple[str, ...] = ()
 
 
-Rewrite = Union[Replace, GuardStatement, RemoveStatement, ReplaceFunction]
+@dataclass(frozen=True)
+class Combined:
+    """Several rewrites that only make sense together (a call made synchronous and the wait on its handle
+    removed): one fix with all their edits."""
+
+    parts: tuple[Replace | GuardStatement | RemoveStatement, ...]
+    message: str
+    applicability: Applicability
+    imports: tuple[str, ...] = ()
+
+
+Rewrite = Union[Replace, GuardStatement, RemoveStatement, ReplaceFunction, Combined]
 
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
@@ -163,27 +174,37 @@ def to_fix(
 ) -> Fix | None:
     """The fix of one rewrite; ``None`` when the node it needs is not where the rewrite expects it
     (a call that is not its statement's whole expression, a statement sharing its line)."""
-    if isinstance(rewrite, Replace):
-        edit = _replace(rewrite.node, rewrite.replacement, module, span, position, text)
-    elif isinstance(rewrite, ReplaceFunction):
-        edit = _replace_function(rewrite, text)
+    if isinstance(rewrite, ReplaceFunction):
+        found = _replace_function(rewrite, text)
+        edits = [found] if found is not None else []
     else:
-        statement = _statement_of(rewrite.node, parents())
-        if statement is None:
-            return None
-        if isinstance(rewrite, GuardStatement):
-            torch = module_name(text.aliases, "torch")
-            guarded = cst.If(
-                test=cst.UnaryOperation(cst.Not(), cst.parse_expression(f"{torch}.compiler.is_compiling()")),
-                body=cst.IndentedBlock([statement.with_changes(leading_lines=())]),
-            )
-            edit = _replace(statement, guarded, module, span, position, text)
-        else:
-            edit = _remove(statement, parents(), module, span, position, text)
-    if edit is None:
+        parts = rewrite.parts if isinstance(rewrite, Combined) else (rewrite,)
+        edits = [edit for part in parts if (edit := _part(part, module, span, position, parents, text)) is not None]
+        if len(edits) < len(parts):
+            return None  # a part cannot be made: none is
+    if not edits:
         return None
-    edits = [edit, *(_import_edit(line, text) for line in rewrite.imports if not _bound(line, text.aliases))]
+    edits += [_import_edit(line, text) for line in rewrite.imports if not _bound(line, text.aliases)]
     return Fix(rewrite.applicability, rewrite.message, tuple(sorted(set(edits))))
+
+
+def _part(
+    rewrite: Replace | GuardStatement | RemoveStatement, module: cst.Module, span: Callable[[cst.CSTNode], CodeRange],
+    position: Callable[[int, int], Position], parents: Callable[[], Mapping[int, cst.CSTNode]], text: FileText,
+) -> Edit | None:
+    if isinstance(rewrite, Replace):
+        return _replace(rewrite.node, rewrite.replacement, module, span, position, text)
+    statement = _statement_of(rewrite.node, parents())
+    if statement is None:
+        return None
+    if isinstance(rewrite, GuardStatement):
+        torch = module_name(text.aliases, "torch")
+        guarded = cst.If(
+            test=cst.UnaryOperation(cst.Not(), cst.parse_expression(f"{torch}.compiler.is_compiling()")),
+            body=cst.IndentedBlock([statement.with_changes(leading_lines=())]),
+        )
+        return _replace(statement, guarded, module, span, position, text)
+    return _remove(statement, parents(), module, span, position, text)
 
 
 def _statement_of(call: cst.Call, parents: Mapping[int, cst.CSTNode]) -> cst.SimpleStatementLine | None:
