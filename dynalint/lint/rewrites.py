@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Union
 
 import libcst as cst
@@ -163,6 +164,11 @@ class FileText:
     aliases: Mapping[str, str]
     source: str
 
+    @cached_property
+    def import_line(self) -> int:
+        """Where a new top-level import goes (the file is parsed once, for its first fix that needs one)."""
+        return _after_imports(self.source)
+
 
 def to_fix(
     rewrite: Rewrite,
@@ -267,7 +273,7 @@ def _bound(module: str, aliases: Mapping[str, str]) -> bool:
 def _import_edit(module: str, text: FileText) -> Edit:
     """``import module`` on a line of its own after the file's last top-level import (after its docstring
     and ``from __future__`` imports when it has none); identical for every fix of the file, so they merge."""
-    line = _after_imports(text.source)
+    line = text.import_line
     newline = "\r\n" if text.lines and text.lines[0].endswith("\r\n") else "\n"
     return Edit(Position(line, 1), Position(line, 1), f"import {module}{newline}")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,9 @@ def prove(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: C
     def function_of(finding: Finding) -> str:
         return _function_of(finding, root)
 
+    def within(functions: set[str]) -> Callable[[Finding], bool]:
+        return lambda finding: function_of(finding) in functions
+
     groups: dict[str, list[Finding]] = {}
     for finding in everything.applied:
         groups.setdefault(function_of(finding), []).append(finding)
@@ -98,12 +101,11 @@ def prove(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: C
     proof.breaks_after = proof.breaks_before
     proof.census = census_module.census(baseline.jobs, baseline.results)
     if proof.failures:
-        return fixing.fix(pipeline, paths, first, config, unsafe, only=lambda f: False), proof
+        return fixing.fix(pipeline, paths, first, config, unsafe, only=within(set())), proof
     kept: set[str] = set()
     current, current_breaks = baseline, before_breaks
     for function, fixes in groups.items():
-        trial_set = kept | {function}
-        trial = fixing.fix(pipeline, paths, first, config, unsafe, only=lambda f, s=trial_set: function_of(f) in s)
+        trial = fixing.fix(pipeline, paths, first, config, unsafe, only=within(kept | {function}))
         run = _run_factories(config, {str(files.real(c.path)): c.encoded() for c in trial.changed}, backend, device,
                              timeout)
         breaks = _breaks_by_function(run, trial.result.program, config.root)
@@ -115,7 +117,7 @@ def prove(pipeline: Pipeline, paths: Sequence[str], first: LintResult, config: C
             current, current_breaks = run, breaks
     proof.breaks_after = sum(current_breaks.values())
     proof.census = census_module.census(current.jobs, current.results)
-    return fixing.fix(pipeline, paths, first, config, unsafe, only=lambda f: function_of(f) in kept), proof
+    return fixing.fix(pipeline, paths, first, config, unsafe, only=within(kept)), proof
 
 
 def _function_of(finding: Finding, root: Path) -> str:
