@@ -227,6 +227,36 @@ def test_sarif_on_the_fixtures_validates_against_the_schema(monkeypatch: pytest.
             for result in log["runs"][0]["results"]} == {"fixtures"}
 
 
+def test_fixes_validate_in_json_and_sarif_and_say_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fix of the fixtures' findings: the JSON ``fix`` against its schema, SARIF ``fixes`` against
+    SARIF 2.1.0, and both hold the same edits."""
+    jsonschema = pytest.importorskip("jsonschema", reason="pip install -e '.[test]' installs jsonschema")
+    monkeypatch.chdir(ROOT)
+    _, stdout = run("--no-cache", "--output-format", "json", "fixtures")
+    findings = json.loads(stdout)
+    schema = json.loads((ROOT / "tests" / "schemas" / "dynalint-fix.json").read_text(encoding="utf-8"))
+    for finding in findings:
+        jsonschema.validate(finding["fix"], schema)
+    fixed = [f for f in findings if f["fix"]]
+    assert len(fixed) >= 20 and {f["fix"]["applicability"] for f in fixed} == {"safe", "unsafe"}
+    _, log = _sarif("--no-cache", "fixtures")
+    _validate(log)
+    with_fixes = [r for r in log["runs"][0]["results"] if "fixes" in r]
+    assert len(with_fixes) == len(fixed)
+    by_place = {(f["filename"], f["location"]["row"], f["location"]["column"], f["code"]): f["fix"] for f in fixed}
+    for result in with_fixes:
+        location = result["locations"][0]["physicalLocation"]
+        key = (location["artifactLocation"]["uri"], location["region"]["startLine"],
+               location["region"]["startColumn"], result["ruleId"])
+        [change] = result["fixes"][0]["artifactChanges"]
+        edits = [(r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"], r["deletedRegion"]["endLine"],
+                  r["deletedRegion"]["endColumn"], r["insertedContent"]["text"]) for r in change["replacements"]]
+        fix = by_place[key]
+        assert edits == [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"],
+                          e["end_location"]["column"], e["content"]) for e in fix["edits"]]
+        assert result["fixes"][0]["description"]["text"] == fix["message"]
+
+
 def test_sarif_driver_lists_every_rule_with_help_uri_and_gb_ids(project: Path) -> None:
     _, log = _sarif(".")
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-schema-2.1.0.json")
