@@ -25,10 +25,11 @@ from collections import Counter
 import pytest
 from conftest import run_snippets
 
-from dynalint.api import fix_source, lint_source
+from dynalint.api import lint_source
 from dynalint.checks import ALL_RULES
 from dynalint.lint import rule_pages
 from dynalint.output import rule_table
+from dynalint.pipeline import fixing
 from dynalint.project.config import Config
 
 PAGES = rule_pages.load_pages()
@@ -93,33 +94,44 @@ def test_use_instead_yields_nothing(block: rule_pages.Block) -> None:
 # A page says on its metadata line whether its rule has a fix (``Fix: safe``, ``unsafe`` or ``none``),
 # and its "Fix" section shows each Example as ``--fix`` (``--unsafe-fixes``) leaves it, or says why there
 # is no fix. Under Dynamo, each fixed Example breaks less than the Example and computes the same.
-_AFTER = re.compile(r"Example (?P<index>\d+), after `dynalint check --fix(?P<unsafe> --unsafe-fixes)?`:\s*\Z")
+# How a Fix block is introduced, by the kind of fix the rule has.
+LABELS = {"safe": "after `dynalint check --fix`", "unsafe": "after `dynalint check --fix --unsafe-fixes`",
+          "display-only": "with its display-only fix applied (an editor's quick fix; `--fix` never applies it)"}
+_AFTER = re.compile(r"Example (?P<index>\d+), (?P<label>" + "|".join(map(re.escape, LABELS.values())) + r"):\s*\Z")
 _ANNOTATIONS = re.compile(r"  # error: DYN\d{3}(?:, DYN\d{3})*")
 FIXABLE = sorted(code for code, rule in RULES.items() if rule.fix is not None)
 
 
 def fixed(block: rule_pages.Block) -> str:
-    """The block as ``--fix --unsafe-fixes`` leaves it, with only its page's rule enabled."""
-    return fix_source(block.source, f"{block.id}.py", Config(select=(block.page,)), unsafe=True)
+    """The block with every fix of its page's rule applied, display-only ones too (only that rule enabled)."""
+    return every_fix(block.source, block.page)
 
 
-def _shown_fixes(page: rule_pages.Page) -> list[tuple[int, bool, str]]:
-    """The Fix section's blocks: (Example index, shown with --unsafe-fixes, code)."""
+def every_fix(source: str, code: str) -> str:
+    config = Config(select=(code,))
+    text, _ = fixing.fix_text(source, lambda current: lint_source(current, "block.py", config),
+                              lambda finding: finding.fix is not None)
+    return text
+
+
+def _shown_fixes(page: rule_pages.Page) -> list[tuple[int, str, str]]:
+    """The Fix section's blocks: (Example index, the kind of fix its label names, code)."""
     body = page.sections["Fix"]
     shown = []
     for match in re.finditer(r"^```python\n(?P<code>.*?)^```", body, re.MULTILINE | re.DOTALL):
         before = body[: match.start()].rstrip().rsplit("\n", 1)[-1]
         label = _AFTER.search(before + "\n")
         assert label, f"a Fix block must follow 'Example N, after `dynalint check --fix`:', not {before!r}"
-        shown.append((int(label.group("index")), bool(label.group("unsafe")), match.group("code")))
+        kind = next(kind for kind, text in LABELS.items() if text == label.group("label"))
+        shown.append((int(label.group("index")), kind, match.group("code")))
     return shown
 
 
 @pytest.mark.parametrize("code", sorted(PAGES))
 def test_page_classifies_its_fix(code: str) -> None:
     page, rule = PAGES[code], RULES[code]
-    classified = re.search(r"Fix: (?P<fix>safe|unsafe|none)\b", page.text.splitlines()[2])
-    assert classified, "the metadata line ends with `Fix: safe|unsafe|none`"
+    classified = re.search(r"Fix: (?P<fix>safe|unsafe|display-only|none)$", page.text.splitlines()[2])
+    assert classified, "the metadata line ends with `Fix: safe|unsafe|display-only|none`"
     assert classified.group("fix") == (rule.fix.value if rule.fix else "none")
     if rule.fix is None:
         assert page.sections["Fix"].strip().startswith("No fix: "), "a rule without a fix says why"
@@ -137,7 +149,7 @@ def test_fix_section_shows_what_fix_makes_of_each_fixed_example(code: str) -> No
             if fixed(block) != block.source}
     shown = {index: source for index, _, source in _shown_fixes(page)}
     assert shown == made
-    assert all(unsafe == (RULES[code].fix.value == "unsafe") for _, unsafe, _ in _shown_fixes(page))
+    assert all(kind == RULES[code].fix.value for _, kind, _ in _shown_fixes(page))
 
 
 @pytest.mark.parametrize("code", FIXABLE)
@@ -147,7 +159,7 @@ def test_fixed_examples_have_fewer_findings_and_fix_again_to_themselves(code: st
         left = lint_source(source, "fixed.py", Config(select=(code,)))
         assert len(left) < len(original.expected())
         assert all(finding.fix is None for finding in left), "a fix left behind that --fix did not apply"
-        assert fix_source(source, "fixed.py", Config(select=(code,)), unsafe=True) == source  # idempotent
+        assert every_fix(source, code) == source  # idempotent
 
 
 FIXED_EXAMPLES = [(PAGES[code], index, source) for code in FIXABLE for index, _, source in _shown_fixes(PAGES[code])]

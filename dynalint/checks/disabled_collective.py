@@ -20,7 +20,9 @@ class DisabledCollective(Rule):
     help = "Drop the `disable` and call the collective directly, or use `torch.distributed._functional_collectives`"
     gb_ids = ("GB0098", "GB0099", "GB0007")
     supersedes = ("DYN002",)  # the same call: its collectives are what the user needs to hear about
-    fix = Applicability.UNSAFE
+    # Display-only: measured with gloo at world size 2, the functional all_reduce's backward reduces the
+    # gradient too (2.0 -> 4.0 per element), where the in-place one was invisible to autograd.
+    fix = Applicability.DISPLAY_ONLY
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -45,8 +47,9 @@ class DisabledCollective(Rule):
         funcol = "funcol" if bound == FUNCTIONAL else bound  # the file's own name for it, else ``funcol``
         return ReplaceFunction(
             function[len(prefix):], lambda node: functional_collectives(node, imports.resolve, funcol),
-            "trace the collective: drop the `disable` and call `torch.distributed._functional_collectives`",
-            Applicability.UNSAFE, imports=(f"{FUNCTIONAL} as {funcol}",),
+            "trace the collective: drop the `disable` and call `torch.distributed._functional_collectives` "
+            "(check the gradients: the functional all_reduce reduces them too)",
+            Applicability.DISPLAY_ONLY, imports=(f"{FUNCTIONAL} as {funcol}",),
         )
 
     def _issues_collectives(self, function: str) -> bool:
@@ -65,7 +68,8 @@ def functional_collectives(function: cst.FunctionDef, resolve: Callable[[str | N
     """The helper without its ``disable`` decorator, each ``dist.all_reduce(t, ...)`` statement made
     ``t = funcol.all_reduce(t, "sum", group)``. ``None`` when it does anything else collective (another
     collective, ``async_op``, a reduce op not spelled ``ReduceOp.X``), or is not decorated with ``disable``
-    (wrapped elsewhere): those need a person. Unsafe: the caller's tensor is no longer reduced in place."""
+    (wrapped elsewhere): those need a person. Display-only: the caller's tensor is no longer reduced in
+    place, and the gradient is reduced across ranks in the backward pass, which it was not."""
     decorators = [d for d in function.decorators if _decorator_name(d, resolve) not in DISABLE]
     if len(decorators) == len(function.decorators) or not isinstance(function.body, cst.IndentedBlock):
         return None
