@@ -430,7 +430,9 @@ def _verify(
         click.echo(f"verified on {outcome.device}", err=True)
     if outcome.relinted is not None:  # the installed files the factories reached were linted too
         result = outcome.relinted
-    result.findings = outcome.findings
+    from dynalint.pipeline import unpredicted
+
+    result.findings = unpredicted.explain(outcome.findings, config)
     entry = f"[tool.dynalint.verify] factories in {config.source}" if config.source else "the declared factories"
     failures = [f"{failure} ({entry})" for failure in outcome.failed_factories]
     if outcome.ran_nothing:

@@ -339,6 +339,13 @@ def test_break_no_rule_predicts_is_reported_as_dyn090(
     assert finding["name"] == "observed-graph-break"
     assert finding["verify"]["verdict"] == "confirmed" and "GB0059" in finding["verify"]["gb_ids"], finding
     assert "GB0059" in finding["message"] and finding["verify"]["observed_in"] == "describe"
+    # Dynamo's own explanation and hints, the GB id's page, and why the function is compiled.
+    explanation = finding["verify"]["explanation"]
+    assert explanation and f"Dynamo: {explanation}" in finding["message"]
+    assert finding["verify"]["hints"] and finding["help"] == f"Dynamo's hint: {finding['verify']['hints'][0]}"
+    assert finding["url"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html"
+    chain = finding["region"]["chain"]
+    assert finding["region"]["function"] == "describe" and chain and chain[-1]["function"] == "describe", chain
     # The predicted print of the same function is confirmed, not mistaken for the unpredicted break.
     assert _verdict(outcomes, "g_unpredicted.py", 'print("describing")')["verdict"] == "confirmed"
     assert [f for f in by_site.values() if f["code"] == "DYN090"] == [finding]
@@ -580,3 +587,19 @@ def test_a_factory_that_takes_the_mode_returns_labels_in_train_mode_and_the_loss
     assert "Traceback" not in completed.stderr, completed.stderr[-3000:]
     verdicts = {f["location"]["row"]: f["verify"] for f in json.loads(completed.stdout) if f["code"] == "DYN101"}
     assert verdicts[13]["verdict"] == "confirmed", verdicts
+
+
+@pytest.mark.torch
+def test_an_unpredicted_break_in_a_function_not_seen_as_compiled_names_the_rule_that_matches(tmp_path: Path) -> None:
+    """The factory compiles ``scale``, which no compile site in the tree reaches: its ``.item()`` break is a
+    DYN090, and the message says that DYN101 matches the line, and why the function was not linted."""
+    factory_project(tmp_path, '["model:build"]',
+                    "import torch\n\n\ndef scale(x):\n    return x * x.abs().max().item()\n\n\n"
+                    "def build():\n    return scale, (torch.randn(4),), {}\n")
+    completed, findings = verify_json(tmp_path)
+    [finding] = [f for f in findings if f["code"] == "DYN090"]
+    assert finding["location"]["row"] == 5
+    assert finding["message"].startswith("DYN101 matches this line; this function was not seen as compiled "
+                                         "(no compile site in the linted files reaches `scale`"), finding["message"]
+    assert "Dynamo broke the graph here (GB0124" in finding["message"]  # what Dynamo saw is still said
+    assert "no rule predicted it" not in finding["message"]

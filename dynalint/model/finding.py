@@ -82,14 +82,19 @@ class Verdict:
     # A break no rule predicted whose innermost frame is in a file not linted (``pkg/utils/collate.py:120
     # (<dictcomp>)``): the finding stays on the caller's line, which the user can change.
     break_in: str | None = None
+    # A break no rule predicted: Dynamo's own explanation and hints for it.
+    explanation: str | None = None
+    hints: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         """The JSON object, with only the fields this verdict sets (``gb_ids`` always)."""
         shown: dict[str, object] = {"verdict": self.verdict, "gb_ids": list(self.gb_ids)}
-        for key in ("reason", "matches_rule", "observed_in", "break_in"):
+        for key in ("reason", "matches_rule", "observed_in", "break_in", "explanation"):
             value = getattr(self, key)
             if value is not None:
                 shown[key] = value
+        if self.hints:
+            shown["hints"] = list(self.hints)
         return shown
 
 

@@ -17,7 +17,7 @@ the project's files.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -105,10 +105,27 @@ def verify(
         results = workers.run(jobs, results)
     devices = {r.device for r in results.values() if r.device}
     ran = [r for r in results.values() if r.seconds is not None and not r.error and not r.unverifiable]
-    return Verification(verdicts.judge(static.findings, jobs, results), census.census(jobs, results),
+    return Verification(verdicts.judge(static.findings, jobs, results, _region_at(static.program)),
+                        census.census(jobs, results),
                         ", ".join(sorted(devices)) or device, relinted,
                         failed_factories=tuple(factory_failures(first, results)),
                         ran_nothing=bool(factories) and not ran)
+
+
+def _region_at(program: Program | None) -> Callable[[str, int], Region | None]:
+    """Why the function holding a line is compiled, as the static stage found it (``None``: it did not)."""
+    from dynalint.verify import plan
+
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    if program is not None:
+        for qualified, (summary, function) in program.functions.items():
+            spans.setdefault(plan.resolved(summary.path), []).append((function.start_line, function.end_line, qualified))
+
+    def region_at(path: str, line: int) -> Region | None:
+        holding = [(last - first, name) for first, last, name in spans.get(plan.resolved(path), ()) if first <= line <= last]
+        return program.regions.get(min(holding)[1]) if holding and program is not None else None
+
+    return region_at
 
 
 def factory_failures(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> list[str]:

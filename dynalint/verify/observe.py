@@ -69,6 +69,17 @@ def _reason_lines(text: str) -> list[str]:
     return [ln for ln in lines if not ln.startswith(_WRAPPERS)]
 
 
+def explanation_and_hints(text: str) -> tuple[str, tuple[str, ...]]:
+    """Dynamo's own ``Explanation:`` and ``Hint:`` lines of a break record (hints as Dynamo ordered them)."""
+    explanation, hints = "", []
+    for line in _reason_lines(text):
+        if line.startswith("Explanation:") and not explanation:
+            explanation = line.removeprefix("Explanation:").strip()
+        elif line.startswith("Hint:"):
+            hints.append(line.removeprefix("Hint:").strip())
+    return explanation, tuple(dict.fromkeys(hints))
+
+
 def gb_id_of(text: str) -> str | None:
     """GB id from the ``gb/gbNNNN.html`` link, else from the installed registry."""
     m = _GB_LINK_RE.search(text)
@@ -131,7 +142,9 @@ def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = 
         func = resume.group("func")
     lines = _reason_lines(text)
     skipped = "falling back to eager" in text
-    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped, inner)
+    explanation, hints = explanation_and_hints(text)
+    return ObservedBreak(gb_id_of(text), lines[0] if lines else "", file, line, func, skipped, inner,
+                         explanation, hints)
 
 
 @functools.lru_cache(maxsize=1)

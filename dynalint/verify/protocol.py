@@ -113,12 +113,18 @@ class ObservedBreak:
     # Where the break really is, when that is deeper than ``line``: the innermost frame outside torch,
     # in a file nobody asked to lint (a library utility). ``(file, line, function)``.
     inner: tuple[str, int, str] | None = None
+    explanation: str = ""  # Dynamo's ``Explanation:`` line
+    hints: tuple[str, ...] = ()  # its ``Hint:`` lines
 
     def as_dict(self) -> dict[str, Any]:
-        data = {"file": self.filename, "line": self.line, "gb_id": self.gb_id, "reason": self.reason,
-                "function": self.function, "frame_skipped": self.frame_skipped}
+        data: dict[str, Any] = {"file": self.filename, "line": self.line, "gb_id": self.gb_id, "reason": self.reason,
+                                "function": self.function, "frame_skipped": self.frame_skipped}
         if self.inner is not None:
             data["inner"] = list(self.inner)
+        if self.explanation:
+            data["explanation"] = self.explanation
+        if self.hints:
+            data["hints"] = list(self.hints)
         return data
 
     @classmethod
@@ -126,7 +132,8 @@ class ObservedBreak:
         inner = data.get("inner")
         return cls(data.get("gb_id"), data.get("reason", ""), data["file"], int(data["line"]),
                    data.get("function", ""), bool(data.get("frame_skipped", False)),
-                   (str(inner[0]), int(inner[1]), str(inner[2])) if inner else None)
+                   (str(inner[0]), int(inner[1]), str(inner[2])) if inner else None,
+                   str(data.get("explanation") or ""), tuple(str(h) for h in data.get("hints") or ()))
 
 
 @dataclass(frozen=True)

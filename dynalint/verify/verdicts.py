@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from dynalint import checks
 from dynalint.model import diagnostics
-from dynalint.model.finding import Finding, Position
+from dynalint.model.finding import Finding, Position, Region
 from dynalint.verify import plan
 from dynalint.verify.blame import enclosing_function
 from dynalint.verify.plan import builders, traced_within
@@ -40,9 +40,11 @@ _key = plan.resolved
 
 
 def judge(
-    findings: Sequence[Finding], jobs: Sequence[Job], results: Mapping[str, JobResult]
+    findings: Sequence[Finding], jobs: Sequence[Job], results: Mapping[str, JobResult],
+    region_at: Callable[[str, int], Region | None] = lambda path, line: None,
 ) -> list[Finding]:
-    """The findings with ``verify`` filled in, followed by the breaks no finding predicted."""
+    """The findings with ``verify`` filled in, followed by the breaks no finding predicted (each with the
+    region ``region_at`` gives its line: why its function is compiled, when the static stage knows)."""
     observed: dict[tuple[str, int], list[ObservedBreak]] = defaultdict(list)
     traced: dict[tuple[str, int], list[JobResult]] = defaultdict(list)
     for result in results.values():
@@ -79,7 +81,7 @@ def judge(
         else:
             verdict = _unreached(finding, jobs, results)
         judged.append(dataclasses.replace(finding, verify=verdict))
-    judged += _unpredicted(observed, explained)
+    judged += _unpredicted(observed, explained, region_at)
     return judged
 
 
@@ -159,7 +161,8 @@ def _inputs(results: Sequence[JobResult]) -> str:
     return " and ".join(named) if named else "the inputs that ran"
 
 
-def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explained: set[tuple[str, int]]) -> list[Finding]:
+def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explained: set[tuple[str, int]],
+                 region_at: Callable[[str, int], Region | None]) -> list[Finding]:
     extra = []
     for (path, line), breaks in sorted(observed.items()):
         if (path, line) in explained or line <= 0:
@@ -171,11 +174,15 @@ def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explai
         why = f"{', '.join(gb_ids) or 'no GB id'}: {first.reason}"
         inner = next((b.inner for b in breaks if b.inner is not None), None)
         break_in = f"{plan.shown(Path(inner[0]), Path.cwd())}:{inner[1]} ({inner[2]})" if inner is not None else None
+        explanation = next((b.explanation for b in breaks if b.explanation), "")
+        hints = tuple(dict.fromkeys(h for b in breaks for h in b.hints))
         if break_in is not None:
             message = (f"Dynamo broke the graph inside `{break_in}`, called from here ({why}); "
                        f"pass that path to lint it")
         else:
             message = f"Dynamo broke the graph here ({why}) and no rule predicted it"
+        if explanation:
+            message += f". Dynamo: {explanation}"
         extra.append(
             Finding(
                 code=diagnostics.OBSERVED_BREAK.code,
@@ -184,9 +191,11 @@ def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explai
                 filename=shown,
                 start=position,
                 end=position,
-                help=diagnostics.OBSERVED_BREAK.help,
+                help=f"Dynamo's hint: {hints[0]}" if hints else diagnostics.OBSERVED_BREAK.help,
                 gb_ids=gb_ids,
-                verify=Verdict(CONFIRMED, gb_ids, observed_in=first.function, break_in=break_in),
+                region=region_at(path, line),
+                verify=Verdict(CONFIRMED, gb_ids, observed_in=first.function, break_in=break_in,
+                               explanation=explanation or None, hints=hints),
             )
         )
     return extra
