@@ -230,3 +230,35 @@ def test_crashing_rule_becomes_dyn903_and_other_rules_still_report(order: str) -
     assert "DYN998" in crashes[0].message and "boom" in crashes[0].message
     assert [(f.code, f.start.line) for f in findings if f.code == "DYN201"] == [("DYN201", GOOD_LINE)]
     assert {f.code for f in findings} == {"DYN201", "DYN903"}, "the crashing rule's own reports must be dropped"
+
+
+# Code ``ast.parse`` accepts and Python's compiler refuses; each is a DYN901 where Python puts it.
+COMPILER_REFUSES = {
+    "star_import_in_function": (b"def f():\n    from os import *\n", 2),
+    "repeated_keyword": (b"f(x=1, x=2)\n", 1),
+    "bom_past_the_start": (b"x = 1\n\xef\xbb\xbfy = 2\n", 2),
+    "return_outside_function": (b"return 3\n", 1),
+    "nonlocal_at_module_level": (b"nonlocal x\n", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPILER_REFUSES))
+def test_what_python_refuses_to_compile_is_a_syntax_error_where_python_says(tmp_path: Path, name: str) -> None:
+    data, line = COMPILER_REFUSES[name]
+    (tmp_path / "refused.py").write_bytes(data)
+    with pytest.raises(SyntaxError) as python:
+        compile(data, "refused.py", "exec", dont_inherit=True)
+    result = _run("refused.py", cwd=tmp_path)
+    [(code, reported)] = [(f["code"], int(f["line"])) for f in _text_findings(result.stdout)]
+    assert (code, reported) == ("DYN901", python.value.lineno) == ("DYN901", line)
+    assert python.value.msg in result.stdout
+
+
+def test_a_lone_surrogate_in_a_notebook_cell_is_unreadable_not_a_syntax_error(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["x = '\ud800'\n"]}
+    notebook = {"cells": [cell], "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "n.ipynb").write_text(json.dumps(notebook), encoding="utf-8")  # json escapes it: "\\ud800"
+    result = _run("n.ipynb", cwd=tmp_path)
+    [finding] = _text_findings(result.stdout)
+    assert finding["code"] == "DYN902" and "lone surrogate (U+D800)" in result.stdout

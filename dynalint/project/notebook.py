@@ -94,6 +94,14 @@ def place_all(findings: Sequence[Finding], notebooks: dict[str, Notebook]) -> li
     return placed
 
 
+def _lone_surrogate(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return text[error.start]
+    return None
+
+
 def parse(data: bytes, display: str) -> Notebook | Finding:
     """The notebook in ``data``, or the DYN902 that says why it is not one."""
     try:
@@ -128,6 +136,10 @@ def parse(data: bytes, display: str) -> Notebook | Finding:
         python = python_of_cell(source)
         if not python:
             continue
+        surrogate = _lone_surrogate(python)
+        if surrogate is not None:  # JSON can escape one (``"\\ud800"``); it is no character: unreadable, not syntax
+            return diagnostics.unreadable(
+                display, f"cell {number} holds a lone surrogate (U+{ord(surrogate):04X}), which is no Unicode character")
         starts.append(next_line)
         numbers.append(number)
         pieces.append(python)
