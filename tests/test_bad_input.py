@@ -262,3 +262,18 @@ def test_a_lone_surrogate_in_a_notebook_cell_is_unreadable_not_a_syntax_error(tm
     result = _run("n.ipynb", cwd=tmp_path)
     [finding] = _text_findings(result.stdout)
     assert finding["code"] == "DYN902" and "lone surrogate (U+D800)" in result.stdout
+
+
+def test_a_function_too_big_for_the_time_budget_is_dyn904_and_the_rest_of_the_file_is_linted(tmp_path: Path) -> None:
+    """LibCST's parser cannot be stopped once it runs: a function larger than the per-file budget lets it
+    parse is not handed to it. A 300 KiB function under a 2 s budget is a DYN904 naming it; the small
+    compiled function beside it is still linted."""
+    body = "\n".join(f"    y{i} = x * {i} + torch.relu(x)" for i in range(9000))
+    (tmp_path / "pyproject.toml").write_text("[tool.dynalint]\nmax-file-seconds = 2\n", encoding="utf-8")
+    (tmp_path / "generated.py").write_text(
+        f"import torch\n\n\n@torch.compile\ndef huge(x):\n{body}\n    return x\n\n\n"
+        "@torch.compile\ndef small(x):\n    print(x)\n    return x\n", encoding="utf-8")
+    result = _run("generated.py", "--no-cache", cwd=tmp_path)
+    found = [(f["code"], int(f["line"])) for f in _text_findings(result.stdout)]
+    assert found == [("DYN904", 5), ("DYN201", 9011)], result.stdout
+    assert "`huge` is 3" in result.stdout and "per-file limit (`max-file-seconds`)" in result.stdout

@@ -42,6 +42,11 @@ VisitorMethod = Callable[[cst.CSTNode], object]
 # deep stack of failsafe.run_deep), and Python itself compiles up to about 2,500. Real code
 # stays under 50; generated expressions (a 900-term ``a + b + ...``) reach the hundreds.
 MAX_NESTING = 2500
+# LibCST's native parser cannot be stopped once it runs, and it is the slowest step on a huge function
+# (1.5 MB in one function: 22 s and 1 GB on a loaded 2-core machine, about 70 KB/s). A function larger
+# than the per-file time budget lets it parse at this rate is not handed to it (DYN904): with the
+# default 60 s that is 3 MB, above the 2 MB file-size cap, so only a budget someone lowered applies.
+LIBCST_BYTES_PER_SECOND = 50_000
 
 @cache
 def _visitor_names(rule_class: type[Rule]) -> tuple[str, ...]:
@@ -53,8 +58,10 @@ def _visitor_names(rule_class: type[Rule]) -> tuple[str, ...]:
 class _Walker:
     """One traversal for all rules; every rule callback is gated on ``context.region``."""
 
-    def __init__(self, context: LintContext, rules: Sequence[Rule]) -> None:
+    def __init__(self, context: LintContext, rules: Sequence[Rule], deadline: Deadline = NO_DEADLINE) -> None:
         self.context = context
+        self.deadline = deadline
+        self.walked = 0  # nodes; every 4,096th checks the file's time budget (one huge function included)
         self.failures: dict[type[Rule], str] = {}
         self._visitors: dict[str, list[tuple[Rule, VisitorMethod]]] = {}
         for rule in rules:
@@ -64,6 +71,9 @@ class _Walker:
         self._by_type: dict[type, tuple[Sequence[tuple[Rule, VisitorMethod]], Sequence[tuple[Rule, VisitorMethod]]]] = {}
 
     def walk(self, node: cst.CSTNode) -> None:
+        self.walked += 1
+        if not self.walked & 0xFFF:
+            self.deadline.check()
         context = self.context
         context.enter(node)
         node_type = type(node)
@@ -136,6 +146,10 @@ def lint_module(
                 f"takes ({MAX_NESTING}); its lines were not linted",
             ))
             continue
+        too_big = _too_big_for_budget(lines, function, deadline)
+        if too_big is not None:
+            findings.append(diagnostics.too_complex(filename, function.lineno, too_big))
+            continue
         try:
             segment = _parse_segment(lines, function)
         except (cst.ParserSyntaxError, SegmentError) as error:
@@ -145,7 +159,7 @@ def lint_module(
         # and dropped with it, so no state can leak into (or be mistaken for) another function's nodes.
         context = LintContext(summary, program)
         rules = [rule_class(context) for rule_class in running if rule_class not in failures]
-        walker = _Walker(context, rules)
+        walker = _Walker(context, rules, deadline)
         context.enter_scope(function.qualname, summary)
         walker.walk(segment.node)
         context.leave_scope()
@@ -160,6 +174,17 @@ def lint_module(
         for rule_class, message in failures.items()
     ]
     return findings
+
+
+def _too_big_for_budget(lines: list[str], function: FunctionSummary, deadline: Deadline) -> str | None:
+    """Why a function is not handed to LibCST within the file's time budget, or ``None`` when it is."""
+    if deadline.seconds is None:
+        return None
+    size = sum(len(line) for line in lines[function.start_line - 1: function.end_line])
+    if size <= deadline.seconds * LIBCST_BYTES_PER_SECOND:
+        return None
+    return (f"`{function.qualname}` is {size / 1024:,.0f} KiB of code, more than LibCST parses within the "
+            f"{deadline.seconds:g} s per-file limit (`max-file-seconds`); its lines were not linted")
 
 
 def _with_inputs(selected: Sequence[type[Rule]], every_rule: Sequence[type[Rule]]) -> list[type[Rule]]:

@@ -101,13 +101,10 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide,
 _IMPURE_METHODS = frozenset({"item", "tolist", "numpy", "backward", "cpu", "cuda", "to", "data_ptr", "copy_"})
 
 
-def with_tensor_operands(context: LintContext, operation: cst.BinaryOperation) -> list[cst.BaseExpression]:
-    """The operands of an arithmetic operation whose other operand is a tensor: where a Python number read
-    from a tensor (``s.item()``, ``float(s)``) can stay the tensor it was read from."""
-    if not isinstance(operation.operator, _ARITHMETIC):
-        return []
-    left, right = operation.left, operation.right
-    return [operand for operand, other in ((left, right), (right, left)) if context.kind(other).is_tensor_like]
+def is_tensor_arithmetic(context: LintContext, operation: cst.BinaryOperation, other: cst.BaseExpression) -> bool:
+    """Whether ``operation`` is arithmetic whose ``other`` operand is a tensor: where a Python number read
+    from a tensor (``s.item()``, ``float(s)``) on the first side can stay the tensor it was read from."""
+    return isinstance(operation.operator, _ARITHMETIC) and context.kind(other).is_tensor_like
 
 
 def keep_tensor(read: cst.Call, tensor: cst.BaseExpression) -> Replace:

@@ -112,16 +112,19 @@ class CallRule(Rule):
 
 class TensorArithmeticRule(Rule):
     """A rule whose fix keeps a value read from a tensor a tensor where it is an operand of arithmetic with
-    another tensor (``x * s.item()`` -> ``x * s``): it learns those operands on the way down."""
+    another tensor (``x * s.item()`` -> ``x * s``). On the way down it only notes each operand's other side;
+    the other side's kind is asked for only where the rule reports (a nested 2,000-term sum asks nothing)."""
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._operands: set[int] = set()  # ids of operands of arithmetic with a tensor
+        self._other_side: dict[int, tuple[cst.BinaryOperation, cst.BaseExpression]] = {}
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        from dynalint.lint.rewrites import with_tensor_operands
-
-        self._operands.update(id(operand) for operand in with_tensor_operands(self.context, node))
+        self._other_side[id(node.left)] = (node, node.right)
+        self._other_side[id(node.right)] = (node, node.left)
 
     def in_tensor_arithmetic(self, node: cst.CSTNode) -> bool:
-        return id(node) in self._operands
+        from dynalint.lint.rewrites import is_tensor_arithmetic
+
+        found = self._other_side.get(id(node))
+        return found is not None and is_tensor_arithmetic(self.context, *found)
