@@ -287,6 +287,8 @@ def test_exclude_does_not_match_above_the_config_root(project: Path, tmp_path: P
     ('tool = "x"\n', "`tool` must be a table, got 'x'"),
     ("[tool.dynalint]\nmax-file-size-kb = 1e300\n", "`max-file-size-kb` must be at most 1,073,741,824 KiB"),
     ("[tool.dynalint]\nmax-file-seconds = 1e12\n", "`max-file-seconds` must be at most 31,536,000 seconds"),
+    ("[tool.dynalint.verify]\nmemory-gb = 0\n", "`verify.memory-gb` must be a positive, finite number of GB"),
+    ("[tool.dynalint]\nfixable = [\"DYN999\"]\n", "DYN999"),
 ])
 def test_a_config_that_cannot_hold_is_a_usage_error_naming_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, said: str) -> None:

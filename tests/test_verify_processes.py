@@ -89,7 +89,9 @@ def test_each_bad_end_costs_one_verdict_and_leaves_no_process(tmp_path: Path, ta
     verdicts = {f["filename"]: f["verify"] for f in json.loads(stdout) if f["code"] == "DYN201"}
     assert verdicts["a_loud.py"]["verdict"] == "confirmed", verdicts  # 100 MB printed, twice, and still heard
     assert verdicts["b_orphans.py"]["verdict"] == "confirmed", verdicts
+    assert verdicts["f_escapes.py"]["verdict"] == "confirmed", verdicts  # its own-session children die too
     for name, reason in [
+        ("g_memory.py", "out of memory: its processes held"),
         ("c_hang.py", "timed out after 10 s"),
         ("d_segfault.py", "killed by SIGSEGV"),
         ("e_exit.py", "exited with code 3"),
@@ -185,3 +187,24 @@ def test_the_protocol_round_trips_and_verdicts_keep_their_json_shape() -> None:
         "verdict": "confirmed", "gb_ids": ["GB0170"], "matches_rule": True}
     assert Verdict("refuted").as_dict() == {"verdict": "refuted", "gb_ids": []}
     assert list(Verdict("confirmed", (), observed_in="").as_dict()) == ["verdict", "gb_ids", "observed_in"]
+
+
+@pytest.mark.torch
+def test_a_killed_dynalint_takes_its_worker_and_the_workers_children_with_it(tmp_path: Path, tag: str) -> None:
+    """SIGKILL runs no cleanup in dynalint: the worker notices its parent is gone and kills its own process
+    group, the user code's child included."""
+    folder = tmp_path / "stuck"
+    shutil.copytree(FIXTURES / "stuck", folder)
+    process = dynalint("--verify", "--verify-timeout", "300", ".", cwd=folder, tag=tag, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not any("time.sleep(300)" in p for p in tagged(tag)):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"the function never started: {process.communicate()[1][-4000:]}")
+            time.sleep(0.2)
+        process.kill()  # SIGKILL, to dynalint alone
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert_none_left(tag)

@@ -159,7 +159,7 @@ def _run_factories(config: Config, edited: Mapping[str, bytes], backend: str, de
         (copy / Path(real).relative_to(root)).write_bytes(data)
     jobs = [replace(job, record_outputs=True) for job in plan.factory_jobs(config.verify_factories, copy)]
     try:
-        with runner.Runner(backend, device, timeout) as workers:
+        with runner.Runner(backend, device, timeout, config.verify_memory_gb) as workers:
             results = dict(workers.run(jobs))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

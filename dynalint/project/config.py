@@ -32,7 +32,7 @@ KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
      "respect-gitignore", "census-paths", "compiled"}
 )
-VERIFY_KEYS = frozenset({"factories", "timeout"})
+VERIFY_KEYS = frozenset({"factories", "timeout", "memory-gb"})
 FACTORY_KEYS = frozenset({"factory", "mode"})
 FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; train: ``model.train()``, grad on
 SELECTOR_KEYS = ("select", "extend-select", "ignore", *FIX_KEYS)
@@ -66,6 +66,7 @@ class _MinConfidence(TypedDict, total=False):
 class _VerifySettings(TypedDict, total=False):
     verify_factories: tuple[Factory, ...]
     verify_timeout: float
+    verify_memory_gb: float
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,9 @@ class Config:
     dynamo: DynamoSettings = field(default_factory=DynamoSettings)
     verify_factories: tuple[Factory, ...] = ()
     verify_timeout: float = 120.0  # seconds per verified function
+    # The memory a worker's processes may use together before the job is stopped ("out of memory");
+    # ``None``: three quarters of the machine's memory.
+    verify_memory_gb: float | None = None
     # Per-file limits: a larger file is reported (DYN904) without being read; a slower one is cut short.
     # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
     max_file_kb: float = 2048.0
@@ -271,7 +275,7 @@ def _limits(table: dict[str, object], where: str) -> _Limits:
 
 
 # Above these a limit means "none" and overflows where it becomes a byte count or a timer: a terabyte, a year.
-_LARGEST = {"KiB": float(2**30), "seconds": 365 * 24 * 3600.0}
+_LARGEST = {"KiB": float(2**30), "seconds": 365 * 24 * 3600.0, "GB": float(2**20)}
 
 
 def positive_number(value: object, key: str, where: str, unit: str) -> float:
@@ -299,6 +303,8 @@ def _verify_settings(table: object, where: str) -> _VerifySettings:
         settings["verify_factories"] = tuple(_factory(entry, where) for entry in entries)
     if "timeout" in table:
         settings["verify_timeout"] = positive_number(table["timeout"], "verify.timeout", where, "seconds")
+    if "memory-gb" in table:
+        settings["verify_memory_gb"] = positive_number(table["memory-gb"], "verify.memory-gb", where, "GB")
     return settings
 
 

@@ -87,6 +87,7 @@ def verify(
     backend: str = "eager",
     device: str = "auto",
     timeout: float = 120.0,
+    memory_gb: float | None = None,
 ) -> Verification[ResultT]:
     """Verify ``static``'s findings; with a ``relinter`` (the pipeline), first lint the files of
     ``libraries`` the factories reached and verify that result instead."""
@@ -96,7 +97,7 @@ def verify(
 
     first = plan.factory_jobs(factories, root, libraries)
     relinted: ResultT | None = None
-    with runner.Runner(backend, device, timeout) as workers:
+    with runner.Runner(backend, device, timeout, memory_gb) as workers:
         results = workers.run(first)
         if relinter is not None:
             relinted = relinter.relint(plan.reached(results.values(), libraries))

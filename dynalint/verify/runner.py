@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from dynalint.verify import containment
 from dynalint.verify.plan import builders, traced_within
 from dynalint.verify.protocol import Job, JobResult, Ready
 
@@ -96,16 +97,18 @@ class _Worker:
     def __init__(self, backend: str, device: str) -> None:
         self.stderr = tempfile.TemporaryFile()  # a file, not a pipe: a worker printing 100 MB never blocks
         self.process: subprocess.Popen[bytes] | None = None
+        self._siblings = containment.escaped_children()  # there before this worker: not its to kill
         self.results, writer = os.pipe()
         self._buffer = b""
         self.closed = False  # its result pipe reached end of file, or it exited: it died, or is dying
+        self.out_of_memory: int | None = None  # bytes its processes held when the memory limit stopped it
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))}
         try:
             with _interrupts_held():
                 try:
                     self.process = subprocess.Popen(
                         [sys.executable, "-m", WORKER_MODULE, "--backend", backend, "--device", device,
-                         "--result-fd", str(writer)],
+                         "--result-fd", str(writer), "--parent", str(os.getpid())],
                         stdin=subprocess.PIPE,
                         stdout=self.stderr,  # user code owns fd 1; the results go to `writer`
                         stderr=self.stderr,
@@ -129,8 +132,9 @@ class _Worker:
             pass
         raise WorkerError(f"the verify worker did not start: {self.last_words()}")
 
-    def read_line(self, timeout: float) -> str | None:
-        """One line from the worker's result pipe, or ``None`` on timeout or when the worker is gone."""
+    def read_line(self, timeout: float, memory_limit: int | None = None) -> str | None:
+        """One line from the worker's result pipe, or ``None`` on timeout, when the worker is gone, or when
+        its processes together hold more than ``memory_limit`` bytes (``out_of_memory`` says how many)."""
         assert self.process is not None
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
@@ -144,6 +148,11 @@ class _Worker:
                 if self.process.poll() is not None:
                     self.closed = True
                     return None
+                if memory_limit is not None:
+                    used = containment.group_memory(self.process.pid)
+                    if used is not None and used > memory_limit:
+                        self.out_of_memory = used
+                        return None
                 continue
             chunk = os.read(self.results, 1 << 16)
             if not chunk:
@@ -170,6 +179,9 @@ class _Worker:
             except ProcessLookupError:  # the worker was reaped and nothing it started is left
                 pass
             self.process.wait()
+            # What user code started in a session of its own (``start_new_session``, a double fork) left
+            # the group; as this process is their subreaper they became its children: they go too.
+            containment.kill_orphans(keep=self._siblings)
 
     def close(self) -> None:
         """Kill the group even after a clean last job: its children (a server, a sleeping fork) go too."""
@@ -220,13 +232,16 @@ class Runner:
     worker is killed with its process group, whatever ended the block.
     """
 
-    def __init__(self, backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> None:
+    def __init__(self, backend: str = "eager", device: str = "auto", timeout: float = 120.0,
+                 memory_gb: float | None = None) -> None:
         self.backend, self.device, self.timeout = backend, device, timeout
+        self.memory_limit = containment.memory_limit(memory_gb)
         self.worker: _Worker | None = None
         self._signals = contextlib.ExitStack()
 
     def __enter__(self) -> Runner:
         self._signals.enter_context(_sigterm_raises())
+        containment.become_subreaper()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -261,12 +276,16 @@ class Runner:
             self.worker = _Worker(self.backend, self.device)
         worker = self.worker
         worker.send(job)
-        line = worker.read_line(self.timeout)
+        line = worker.read_line(self.timeout, self.memory_limit)
         answer = _result(line, job)
         if answer is not None:
             return answer
         assert worker.process is not None
-        if line is not None:  # something else wrote to the result pipe: the worker cannot be trusted
+        if worker.out_of_memory is not None:
+            reason = (f"out of memory: its processes held {worker.out_of_memory / 2**30:.1f} GB, over the "
+                      f"{(self.memory_limit or 0) / 2**30:.1f} GB limit (`verify.memory-gb`; the worker was killed, later "
+                      "jobs ran in a fresh one)")
+        elif line is not None:  # something else wrote to the result pipe: the worker cannot be trusted
             reason = (f"its worker answered {line[:80]!r} instead of a result (the worker was killed; "
                       "later jobs ran in a fresh one)")
         elif not worker.closed and worker.process.poll() is None:
@@ -278,10 +297,11 @@ class Runner:
         return JobResult.empty(job.id, unverifiable=reason, crashed=True)
 
 
-def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0) -> dict[str, JobResult]:
+def run(jobs: Sequence[Job], backend: str = "eager", device: str = "auto", timeout: float = 120.0,
+        memory_gb: float | None = None) -> dict[str, JobResult]:
     """Run every job; ``{job id: result}`` with a result for every job, whatever happened.
 
     Raises ``KeyboardInterrupt`` on Ctrl-C and ``Terminated`` on SIGTERM, with every worker killed.
     """
-    with Runner(backend, device, timeout) as runner:
+    with Runner(backend, device, timeout, memory_gb) as runner:
         return runner.run(jobs)

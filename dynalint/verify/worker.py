@@ -41,6 +41,7 @@ from dynalint.verify.observe import (
     reset_dynamo,
     user_files,
 )
+from dynalint.verify import containment
 from dynalint.verify.outputs import summarize
 from dynalint.verify.protocol import Job, JobResult, Ready
 from dynalint.verify.usercode import (
@@ -333,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="eager")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--result-fd", type=int, default=None)
+    parser.add_argument("--parent", type=int, default=None, help="the supervisor's pid: die with it")
     options = parser.parse_args(argv)
+    if options.parent is not None:
+        containment.die_with_parent(options.parent)
     jobs, out = _protocol_streams(options.result_fd)
     import torch  # noqa: F401  (once per worker)
     import torch._dynamo  # noqa: F401  (seconds more: paid before "ready", not out of the first job's time limit)
