@@ -208,3 +208,31 @@ def test_a_killed_dynalint_takes_its_worker_and_the_workers_children_with_it(tmp
     finally:
         process.kill()
     assert_none_left(tag)
+
+
+# -- Ctrl-C on a static run ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_on_a_cold_thousand_file_run_exits_130_within_a_second(tmp_path: Path, jobs: str) -> None:
+    """The stages stop between files (and the worker pool is killed, not waited for)."""
+    for index in range(1000):
+        (tmp_path / f"m{index:04}.py").write_text(
+            "import torch\n\n\n@torch.compile\ndef step(x: torch.Tensor) -> torch.Tensor:\n"
+            + "".join(f"    x = x * {k} + torch.relu(x)\n" for k in range(40)) + "    print(x)\n    return x\n",
+            encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen([sys.executable, "-m", "dynalint", "check", ".", "--no-cache", "-q", "-j", jobs],
+                               cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=_like_a_terminal)
+    try:
+        time.sleep(3)  # under way: imports done, files being summarized or linted
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        sent = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        _, stderr = process.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+    assert process.returncode == 130 and stderr.strip() == "dynalint: interrupted", stderr
+    assert took < 1.0, f"exited {took:.2f} s after Ctrl-C"

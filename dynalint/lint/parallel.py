@@ -18,6 +18,8 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from dynalint.lint.failsafe import Cancelled, checkpoint
+
 T = TypeVar("T")
 
 # The work of the current ``run``: set before the workers are forked, so they inherit it.
@@ -42,6 +44,7 @@ def run(work: Callable[[int], T], count: int, jobs: int, lost: Callable[[int], T
     if jobs <= 1 or count < min_items or "fork" not in multiprocessing.get_all_start_methods():
         results_in_order = []
         for index in range(count):
+            checkpoint()  # Ctrl-C: stop between files
             results_in_order.append(work(index))
             tell(index + 1)
         return results_in_order
@@ -71,14 +74,33 @@ def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[in
     failed: list[int] = []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts) as pool:
         futures = [pool.submit(_run_batch, start, stop) for start, stop in batches]
-        for (start, stop), future in zip(batches, futures):
-            try:
-                for offset, value in enumerate(future.result()):
-                    results[start + offset] = value
-            except BrokenProcessPool:
-                failed.extend(range(start, stop))
-            tell(stop)
+        try:
+            for (start, stop), future in zip(batches, futures):
+                try:
+                    for offset, value in enumerate(_result(future)):
+                        results[start + offset] = value
+                except BrokenProcessPool:
+                    failed.extend(range(start, stop))
+                tell(stop)
+        except Cancelled:
+            # Ctrl-C: the workers are killed, not waited for (a batch can take seconds).
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return failed
+
+
+def _result(future: Any) -> Any:
+    """The future's value, waited for in short steps so that a cancelled run stops within a fraction of a second."""
+    from concurrent.futures import TimeoutError as Pending
+
+    while True:
+        checkpoint()
+        try:
+            return future.result(timeout=0.1)
+        except Pending:
+            continue
 
 
 def _run_alone(index: int, lost: Callable[[int], T]) -> T:
