@@ -238,7 +238,7 @@ def test_fixes_validate_in_json_and_sarif_and_say_the_same(monkeypatch: pytest.M
     for finding in findings:
         jsonschema.validate(finding["fix"], schema)
     fixed = [f for f in findings if f["fix"]]
-    assert len(fixed) >= 20 and {f["fix"]["applicability"] for f in fixed} == {"safe", "unsafe"}
+    assert len(fixed) >= 20 and {f["fix"]["applicability"] for f in fixed} == {"safe", "unsafe", "display-only"}
     _, log = _sarif("--no-cache", "fixtures")
     _validate(log)
     with_fixes = [r for r in log["runs"][0]["results"] if "fixes" in r]
