@@ -277,3 +277,11 @@ def test_a_function_too_big_for_the_time_budget_is_dyn904_and_the_rest_of_the_fi
     found = [(f["code"], int(f["line"])) for f in _text_findings(result.stdout)]
     assert found == [("DYN904", 5), ("DYN201", 9011)], result.stdout
     assert "`huge` is 3" in result.stdout and "per-file limit (`max-file-seconds`)" in result.stdout
+
+
+def test_standard_input_over_the_size_limit_is_dyn904_not_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.dynalint]\nmax-file-size-kb = 64\n", encoding="utf-8")
+    big = b"x = 1\n" * 20_000  # 117 KiB
+    result = _run("-", "--stdin-filename", "piped.py", cwd=tmp_path, stdin=big)
+    [finding] = _text_findings(result.stdout)
+    assert finding["code"] == "DYN904" and "over the 64 KiB limit" in result.stdout

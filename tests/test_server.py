@@ -345,6 +345,22 @@ def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
     drive(tmp_path, scenario)
 
 
+def test_a_buffer_over_the_size_limit_gets_one_diagnostic_and_the_server_keeps_answering(tmp_path: Path) -> None:
+    """The CLI's ``max-file-size-kb`` holds for buffers: a 2 MB buffer under a 64 KiB limit is one DYN904, not
+    a parse; the next document is linted as usual."""
+    write(tmp_path, {**PROJECT, "pyproject.toml": "[tool.dynalint]\nmax-file-size-kb = 64\n"})
+    huge = "import torch\n" + "".join(f"x{i} = torch.zeros({i})\n" for i in range(100_000))
+
+    async def scenario(editor: Editor) -> None:
+        editor.open("generated.py", huge)
+        [diagnostic] = await editor.published("generated.py")
+        assert diagnostic.code == "DYN904" and "over the 64 KiB limit" in diagnostic.message
+        editor.open("pkg/helpers.py")
+        assert [code for code, *_ in shown(await editor.published("pkg/helpers.py"))] == ["DYN201"]
+
+    drive(tmp_path, scenario)
+
+
 # -- hover and quick fix -------------------------------------------------------------------------------------
 def test_hover_on_a_flagged_line_shows_the_rule_page(tmp_path: Path) -> None:
     write(tmp_path, PROJECT)

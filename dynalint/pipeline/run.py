@@ -155,7 +155,7 @@ class Pipeline:
             files.SourceFile(Path(name), name, "stdin", False, from_stdin=True)
         )
         return source, (files.decode_notebook(text, name, config.max_file_kb) if notebook.is_notebook(name)
-                        else files.decode(text, name))
+                        else files.decode_limited(text, name, config.max_file_kb))
 
     def _answer_from_snapshot(
         self, inputs: Inputs, context: Sequence[files.SourceFile], stats: dict[str, snapshot.Stat],

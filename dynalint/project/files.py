@@ -396,6 +396,13 @@ def _read_regular(path: Path, display: str, max_kb: float | None) -> bytes | Fin
     return data
 
 
+def decode_limited(data: bytes, display: str, max_kb: float | None) -> str | Finding:
+    """Text that did not come from a file (standard input, an editor's buffer), under the same size cap."""
+    if max_kb is not None and len(data) > max_kb * 1024:
+        return _too_large(display, len(data), max_kb)
+    return decode(data, display)
+
+
 def _not_regular(path: Path, display: str) -> Finding:
     mode = os.stat(path).st_mode
     kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
