@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from test_cli import invoke
+
 from dynalint.api import lint_paths
 from dynalint.project.config import Config
 
@@ -111,3 +113,24 @@ def test_base_class_imported_by_its_package_path_through_a_re_export(tmp_path: P
     )
     assert found(tmp_path) == {("pkg/sub.py", 5, "DYN101")}
 
+
+
+def test_without_a_project_marker_the_root_is_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``pyproject.toml`` and no ``.git`` above a named file: the working directory is the project, as in
+    ruff, so a helper two folders down still learns that ``train.py`` compiles it (by name and from stdin)."""
+    (tmp_path / "nets" / "blocks").mkdir(parents=True)
+    (tmp_path / "nets" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "nets" / "blocks" / "__init__.py").write_text("", encoding="utf-8")
+    helper = "def describe(x):\n    print(x.shape)\n    return x\n"
+    (tmp_path / "nets" / "blocks" / "helper.py").write_text(helper, encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import torch\n\nfrom nets.blocks.helper import describe\n\n\n@torch.compile\n"
+        "def step(x):\n    return describe(x)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    if any((parent / ".git").exists() or (parent / "pyproject.toml").exists() for parent in tmp_path.parents):
+        pytest.skip("the temporary folder lies inside a project")
+    named = invoke(["--no-cache", "--output-format", "concise", "nets/blocks/helper.py"])
+    assert named.stdout.startswith("nets/blocks/helper.py:2:5: DYN201"), named.stdout + named.stderr
+    piped = invoke(["--no-cache", "--output-format", "concise", "--stdin-filename", "nets/blocks/helper.py", "-"],
+                   input=helper)
+    assert piped.stdout.startswith("nets/blocks/helper.py:2:5: DYN201"), piped.stdout + piped.stderr

@@ -312,12 +312,14 @@ def third_party(paths: Sequence[str], root: Path) -> tuple[str, ...]:
 
 
 def project_root(path: Path) -> Path:
-    """The nearest folder above ``path`` holding ``.git`` or ``pyproject.toml`` (else its own folder)."""
+    """The nearest folder above ``path`` holding ``.git`` or ``pyproject.toml``; without one, the working
+    directory when ``path`` is below it (as ruff has it), else the file's own folder."""
     start = real(path).parent
     for candidate in (start, *start.parents):
         if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
             return candidate
-    return start
+    here = real(Path(os.getcwd()))
+    return here if start == here or here in start.parents else start
 
 
 def module_name(path: Path) -> tuple[str, bool]:
