@@ -410,7 +410,7 @@ def _verify(
             verifier.Static(result.findings, result.program, result.entries), root=config.root,
             factories=config.verify_factories, libraries=libraries, relinter=relinter, backend=backend,
             device=device, timeout=config.verify_timeout if timeout is None else timeout,
-            memory_gb=config.verify_memory_gb,
+            memory_gb=config.verify_memory_gb, pythonpath=config.verify_pythonpath,
         )
     except (verifier.TorchMissing, verifier.WorkerError) as error:
         click.echo(f"dynalint: error: {error}", err=True)

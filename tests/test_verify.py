@@ -603,3 +603,28 @@ def test_an_unpredicted_break_in_a_function_not_seen_as_compiled_names_the_rule_
                                          "(no compile site in the linted files reaches `scale`"), finding["message"]
     assert "Dynamo broke the graph here (GB0124" in finding["message"]  # what Dynamo saw is still said
     assert "no rule predicted it" not in finding["message"]
+
+
+@pytest.mark.torch
+def test_factories_in_a_src_layout_or_a_declared_pythonpath_are_imported(tmp_path: Path) -> None:
+    """``src/`` is found on its own; another source folder needs ``pythonpath``, and without it the failure
+    says exactly that."""
+    model = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        print(x.shape)\n"
+             "        return x * 2\n")
+    factory = "import torch\n\nfrom mypkg.model import Net\n\n\ndef build():\n    return Net(), (torch.randn(2),), {}\n"
+    for folder, setting in (("src", ""), ("lib", 'pythonpath = ["lib"]\n'), ("lib", "")):
+        project = tmp_path / f"{folder}-{bool(setting)}"
+        (project / folder / "mypkg").mkdir(parents=True)
+        (project / folder / "mypkg" / "__init__.py").write_text("", encoding="utf-8")
+        (project / folder / "mypkg" / "model.py").write_text(model, encoding="utf-8")
+        (project / folder / "mypkg" / "factories.py").write_text(factory, encoding="utf-8")
+        (project / "pyproject.toml").write_text(
+            f'[tool.dynalint.verify]\nfactories = ["mypkg.factories:build"]\n{setting}', encoding="utf-8")
+        completed = dynalint("--verify", *EXTRA_VERIFY_ARGS, folder, cwd=project)
+        if folder == "lib" and not setting:
+            assert completed.returncode == 2, completed.stderr[-3000:]
+            assert "no module `mypkg.factories`" in completed.stderr and 'set `pythonpath = ["src"]`' in completed.stderr
+        else:
+            assert completed.returncode == 1, completed.stderr[-3000:]
+            assert "census factory:mypkg.factories:build: 1 graphs, 1 breaks" in completed.stderr, completed.stderr[-3000:]
+            assert "Verified: 1 confirmed" in completed.stderr and "dynalint: error" not in completed.stderr

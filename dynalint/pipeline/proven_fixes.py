@@ -157,7 +157,8 @@ def _run_factories(config: Config, edited: Mapping[str, bytes], backend: str, de
     shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(*_NOT_COPIED))
     for real, data in edited.items():
         (copy / Path(real).relative_to(root)).write_bytes(data)
-    jobs = [replace(job, record_outputs=True) for job in plan.factory_jobs(config.verify_factories, copy)]
+    jobs = [replace(job, record_outputs=True) for job in plan.factory_jobs(config.verify_factories, copy,
+                                                                            pythonpath=config.verify_pythonpath)]
     try:
         with runner.Runner(backend, device, timeout, config.verify_memory_gb) as workers:
             results = dict(workers.run(jobs))

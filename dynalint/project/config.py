@@ -32,7 +32,7 @@ KNOWN_KEYS = frozenset(
     {*LIST_KEYS, *LIMIT_KEYS, "per-file-ignores", "target-torch", "min-confidence", "dynamo", "verify", "cache-dir",
      "respect-gitignore", "census-paths", "compiled"}
 )
-VERIFY_KEYS = frozenset({"factories", "timeout", "memory-gb"})
+VERIFY_KEYS = frozenset({"factories", "timeout", "memory-gb", "pythonpath"})
 FACTORY_KEYS = frozenset({"factory", "mode"})
 FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; train: ``model.train()``, grad on
 SELECTOR_KEYS = ("select", "extend-select", "ignore", *FIX_KEYS)
@@ -67,6 +67,7 @@ class _VerifySettings(TypedDict, total=False):
     verify_factories: tuple[Factory, ...]
     verify_timeout: float
     verify_memory_gb: float
+    verify_pythonpath: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ class Config:
     # The memory a worker's processes may use together before the job is stopped ("out of memory");
     # ``None``: three quarters of the machine's memory.
     verify_memory_gb: float | None = None
+    # Folders (relative to the config file) the factories' modules are imported from, before the project's
+    # root, as pytest's ``pythonpath``; a ``src`` folder is tried when a module is not at the root.
+    verify_pythonpath: tuple[str, ...] = ()
     # Per-file limits: a larger file is reported (DYN904) without being read; a slower one is cut short.
     # Generated files (tables, 200k-function stubs) are what they stop, not code that people write.
     max_file_kb: float = 2048.0
@@ -303,6 +307,8 @@ def _verify_settings(table: object, where: str) -> _VerifySettings:
         settings["verify_factories"] = tuple(_factory(entry, where) for entry in entries)
     if "timeout" in table:
         settings["verify_timeout"] = positive_number(table["timeout"], "verify.timeout", where, "seconds")
+    if "pythonpath" in table:
+        settings["verify_pythonpath"] = _string_list(table["pythonpath"], "verify.pythonpath", where)
     if "memory-gb" in table:
         settings["verify_memory_gb"] = positive_number(table["memory-gb"], "verify.memory-gb", where, "GB")
     return settings

@@ -88,6 +88,7 @@ def verify(
     device: str = "auto",
     timeout: float = 120.0,
     memory_gb: float | None = None,
+    pythonpath: Sequence[str] = (),
 ) -> Verification[ResultT]:
     """Verify ``static``'s findings; with a ``relinter`` (the pipeline), first lint the files of
     ``libraries`` the factories reached and verify that result instead."""
@@ -95,7 +96,7 @@ def verify(
         raise TorchMissing("--verify needs torch: pip install 'dynalint[verify]'")
     from dynalint.verify import census, plan, runner, verdicts
 
-    first = plan.factory_jobs(factories, root, libraries)
+    first = plan.factory_jobs(factories, root, libraries, pythonpath)
     relinted: ResultT | None = None
     with runner.Runner(backend, device, timeout, memory_gb) as workers:
         results = workers.run(first)

@@ -25,14 +25,22 @@ from dynalint.project.notebook import is_notebook
 from dynalint.verify.protocol import Job, JobResult
 
 
-def factory_jobs(factories: Sequence[Factory], root: Path, libraries: Sequence[str] = ()) -> list[Job]:
-    """One job per declared factory, its model run in the factory's mode."""
+def factory_jobs(factories: Sequence[Factory], root: Path, libraries: Sequence[str] = (),
+                 pythonpath: Sequence[str] = ()) -> list[Job]:
+    """One job per declared factory, its model run in the factory's mode. Its module is looked for in the
+    ``pythonpath`` folders (relative to ``root``), then at ``root``, then in ``root/src`` (a src layout);
+    every folder of those that exists is put on the worker's path."""
+    folders = [root / folder for folder in pythonpath] + [root, root / "src"]
+    path_entries = tuple(str(folder.resolve()) for folder in folders if folder.is_dir())
     jobs = []
     for factory in factories:
         module, _, _ = factory.reference.partition(":")
         job_id = f"factory:{factory.reference}" + ("" if factory.mode == "eval" else f"@{factory.mode}")
-        jobs.append(Job(job_id, "factory", str(_module_path(root, module)), str(root), str(root), module,
-                        factory.reference, libraries=tuple(libraries), mode=factory.mode))
+        found = next((path for folder in folders if (path := _module_file(folder, module)) is not None), None)
+        path = found if found is not None else _module_path(root, module)
+        home = next((folder for folder in folders if found is not None and _inside(found, folder)), root)
+        jobs.append(Job(job_id, "factory", str(path), str(home.resolve()), str(root), module,
+                        factory.reference, libraries=tuple(libraries), mode=factory.mode, extra_paths=path_entries))
     return jobs
 
 
@@ -134,8 +142,13 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _module_path(root: Path, module: str) -> Path:
-    base = root.joinpath(*module.split("."))
+    found = _module_file(root, module)
+    return found if found is not None else root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def _module_file(folder: Path, module: str) -> Path | None:
+    base = folder.joinpath(*module.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate.resolve()
-    return base.with_suffix(".py")
+    return None

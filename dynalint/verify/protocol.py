@@ -72,6 +72,7 @@ class Job:
     built_by: tuple[str, ...] = ()  # factory jobs whose model held this job's class (set by the runner)
     # ``--fix --verify``: also run the factory's model eagerly, and keep both outputs (``JobResult.outputs``).
     record_outputs: bool = False
+    extra_paths: tuple[str, ...] = ()  # more folders for ``sys.path`` (``verify.pythonpath``, a ``src`` folder)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -90,6 +91,7 @@ class Job:
             mode=str(data.get("mode") or "eval"),
             built_by=tuple(str(factory) for factory in data.get("built_by") or ()),
             record_outputs=bool(data.get("record_outputs")),
+            extra_paths=tuple(str(folder) for folder in data.get("extra_paths") or ()),
         )
 
     def to_json(self) -> str:

@@ -153,6 +153,14 @@ def _resolve(module: types.ModuleType, qualname: str) -> tuple[Any, Any]:
     return owner, value
 
 
+def _missing_module(job: Job) -> str:
+    """What to do when a factory's module is in none of the folders searched."""
+    module = job.target.partition(":")[0]
+    searched = ", ".join(dict.fromkeys((*job.extra_paths, job.sys_path)))
+    return (f"factory `{job.target}`: no module `{module}` in {searched}; for a src/ layout or another source "
+            f"folder, set `pythonpath = [\"src\"]` (folders relative to pyproject.toml) in [tool.dynalint.verify]")
+
+
 def _mode_arguments(factory: Any, mode: str) -> dict[str, Any]:
     """What a factory that asks for the mode gets: ``mode="train"`` / ``"eval"``, or ``train=True`` /
     ``False``, so that one factory can return labels (and the loss path) in train mode."""
@@ -222,8 +230,11 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
         torch._dynamo.utils.guard_failures.clear()
         try:
             with default_backend(counting):
-                if job.sys_path not in sys.path:
-                    sys.path.insert(0, job.sys_path)
+                for folder in (*reversed(job.extra_paths), job.sys_path):
+                    if folder not in sys.path:
+                        sys.path.insert(0, folder)
+                if job.kind == "factory" and not Path(job.path).is_file():
+                    raise Unverifiable(_missing_module(job))
                 source = Path(job.path).read_text(encoding="utf-8", errors="replace")
                 if USES_DIST.search(source):
                     ensure_process_group()
