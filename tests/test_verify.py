@@ -417,6 +417,8 @@ def test_compiled_functions_without_findings_are_verified_too(tmp_path: Path) ->
     assert [(f["code"], f["location"]["row"]) for f in findings] == [("DYN090", 6)]
     census = json.loads((tmp_path / "census.json").read_text(encoding="utf-8"))
     assert census["functions"]["quiet.py::describe"]["breaks"] == 1
+    [(site, detail)] = census["functions"]["quiet.py::describe"]["sites"].items()
+    assert site.startswith("quiet.py:6 ") and detail["verdict"] == "DYN090" and detail["rules"] == []
 
 
 # -- the break census and its gate ---------------------------------------------------------------------------
@@ -447,6 +449,11 @@ def test_census_gate_fails_on_a_new_break_and_reports_a_fixed_one(tmp_path: Path
     print_line, item_line = line_of(model, 'print("step"'), line_of(model, ".item()")
     assert step["status"] == "ran" and step["breaks"] == 2
     assert step["break_sites"] == [f"src/model.py:{print_line} GB0059", f"src/model.py:{item_line} GB0124"]
+    # Each site with its static verdict, as the pytest plugin's census has them.
+    assert step["sites"] == {
+        f"src/model.py:{print_line} GB0059": {"gb_id": "GB0059", "verdict": "confirmed", "rules": ["DYN201"]},
+        f"src/model.py:{item_line} GB0124": {"gb_id": "GB0124", "verdict": "confirmed", "rules": ["DYN101"]},
+    }
     assert functions["src/model.py::untyped"]["status"] == "unverifiable"
     # The text reporter shows each verdict after the message.
     shown = {(int(m["line"]), m["verdict"]) for m in TEXT_FINDING.finditer(recorded.stdout)}

@@ -107,8 +107,8 @@ def verify(
         results = workers.run(jobs, results)
     devices = {r.device for r in results.values() if r.device}
     ran = [r for r in results.values() if r.seconds is not None and not r.error and not r.unverifiable]
-    return Verification(verdicts.judge(static.findings, jobs, results, _region_at(static.program)),
-                        census.census(jobs, results),
+    judged = verdicts.judge(static.findings, jobs, results, _region_at(static.program))
+    return Verification(judged, census.with_verdicts(census.census(jobs, results), judged, root),
                         ", ".join(sorted(devices)) or device, relinted,
                         failed_factories=tuple(factory_failures(first, results)),
                         ran_nothing=bool(factories) and not ran)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dynalint.model.finding import Finding
 from dynalint.verify import plan
 from dynalint.verify.protocol import Job, JobResult, ObservedBreak
 from dynalint.verify.verdicts import graph_breaks
@@ -47,6 +48,29 @@ def census(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> dict[str, A
             or (f"run by {result.covered_by}: its entry holds the graphs and breaks" if result.covered_by else None),
         }
     return {"version": VERSION, "functions": functions}
+
+
+def with_verdicts(census_: dict[str, Any], findings: Sequence[Finding], root: Path) -> dict[str, Any]:
+    """The census with each function's ``sites``: every break site with its GB id and its static verdict,
+    ``confirmed`` with the rules whose finding covers its line, else ``DYN090`` (no rule predicted it), as
+    the pytest plugin's census gives them."""
+    flagged: dict[tuple[str, int], set[str]] = {}
+    for finding in findings:
+        if finding.code.startswith("DYN0") or finding.verify is None or finding.verify.verdict != "confirmed":
+            continue
+        real = str(Path(finding.filename).resolve())
+        for line in range(finding.start.line, finding.end.line + 1):
+            flagged.setdefault((real, line), set()).add(finding.code)
+    for entry in census_["functions"].values():
+        sites = {}
+        for site in entry["break_sites"]:
+            place, _, gb_id = site.rpartition(" ")
+            path, _, line = place.rpartition(":")
+            rules = sorted(flagged.get((str((root / path).resolve()), int(line)), ())) if line.isdigit() else []
+            sites[site] = {"gb_id": None if gb_id == "unknown" else gb_id,
+                           "verdict": "confirmed" if rules else "DYN090", "rules": rules}
+        entry["sites"] = sites
+    return census_
 
 
 @dataclass
