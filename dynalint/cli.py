@@ -95,6 +95,8 @@ def main() -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
 @click.option("--stdin-filename", help="Name of the file read from `-` (for messages and per-file ignores).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="With --verify: every census line (functions a factory covered too) and errors in full.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes for big runs (default: the CPUs this process may use).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache (.dynalint_cache in the project root).")
@@ -128,6 +130,7 @@ def check(
     force_exclude: bool,
     stdin_filename: str | None,
     quiet: bool,
+    verbose: bool,
     jobs: int | None,
     no_cache: bool,
     verify: bool,
@@ -242,7 +245,8 @@ def check(
     if verify:
         relinter = pipeline if deferred else None
         result, gate_failed, verify_failures = _verify(
-            result, config, libraries, relinter, verify_backend, device, verify_timeout, census_out, baseline, quiet
+            result, config, libraries, relinter, verify_backend, device, verify_timeout, census_out, baseline, quiet,
+            verbose,
         )
     if verify_failures:  # a factory that failed verifies nothing: CI must not pass on it
         status = EXIT_ERROR
@@ -399,6 +403,7 @@ def _verify(
     census_out: Path | None,
     baseline: Path | None,
     quiet: bool,
+    verbose: bool = False,
 ) -> tuple[LintResult, bool, list[str]]:
     """Run ``--verify``; return the lint result with judged findings, whether the census gate failed, and
     what failed the run (a declared factory that did not run its model; factories that ran nothing)."""
@@ -425,21 +430,27 @@ def _verify(
         sys.exit(EXIT_ERROR)
     if census_out is not None:
         census_out.write_text(json.dumps(outcome.census, indent=2) + "\n", encoding="utf-8")
+    ran = any(entry["status"] != "unverifiable" or entry.get("seconds") for entry in outcome.census["functions"].values())
     if not quiet:
-        for line in census_module.describe(outcome.census):
+        for line in census_module.describe(outcome.census, verbose):
             click.echo(line, err=True)
-        click.echo(f"verified on {outcome.device}", err=True)
+        if ran:
+            click.echo(f"verified on {outcome.device}", err=True)
     if outcome.relinted is not None:  # the installed files the factories reached were linted too
         result = outcome.relinted
     from dynalint.pipeline import unpredicted
 
-    result.findings = unpredicted.explain(outcome.findings, config)
+    # In line order per file, DYN090 among the others.
+    result.findings = sorted(unpredicted.explain(outcome.findings, config), key=lambda f: f.sort_key)
     entry = f"[tool.dynalint.verify] factories in {config.source}" if config.source else "the declared factories"
     failures = [f"{failure} ({entry})" for failure in outcome.failed_factories]
     if outcome.ran_nothing:
         failures.append(f"--verify ran nothing: no declared factory ran its model ({entry})")
     elif (outcome.relinted or result).files_checked == 0:
         failures.append("--verify checked no file: nothing was linted, so nothing was verified")
+    elif not outcome.census["functions"]:
+        failures.append("--verify verified nothing: no compile site in the linted files (no `torch.compile` reaches "
+                        "them) and no factory declared in [tool.dynalint.verify]")
     if baseline is None:
         return result, False, failures
     try:

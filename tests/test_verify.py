@@ -635,3 +635,7 @@ def test_factories_in_a_src_layout_or_a_declared_pythonpath_are_imported(tmp_pat
             assert completed.returncode == 1, completed.stderr[-3000:]
             assert "census factory:mypkg.factories:build: 1 graphs, 1 breaks" in completed.stderr, completed.stderr[-3000:]
             assert "Verified: 1 confirmed" in completed.stderr and "dynalint: error" not in completed.stderr
+            assert ": covered (run by" not in completed.stderr  # covered functions: with -v only
+            if folder == "src":
+                verbose = dynalint("--verify", "-v", *EXTRA_VERIFY_ARGS, folder, cwd=project)
+                assert "census src/mypkg/model.py::Net.forward: covered (run by" in verbose.stderr, verbose.stderr

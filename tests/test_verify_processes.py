@@ -236,3 +236,12 @@ def test_ctrl_c_on_a_cold_thousand_file_run_exits_130_within_a_second(tmp_path: 
         process.kill()
     assert process.returncode == 130 and stderr.strip() == "dynalint: interrupted", stderr
     assert took < 1.0, f"exited {took:.2f} s after Ctrl-C"
+
+
+def test_a_long_error_is_one_line_with_dynamos_hint_and_whole_in_the_detail() -> None:
+    from dynalint.verify import worker
+
+    error = RuntimeError("Unsupported: data-dependent branching\n  Explanation: a tensor's value decides\n"
+                         "  Hint: use torch.cond\n  Hint: or torch.where\n\n  Developer debug context: ...\n" * 3)
+    assert worker._one_line(error, " at m.py:3") == (
+        "RuntimeError: Unsupported: data-dependent branching at m.py:3 (hint: use torch.cond)")

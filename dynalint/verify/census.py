@@ -47,6 +47,8 @@ def census(jobs: Sequence[Job], results: Mapping[str, JobResult]) -> dict[str, A
             "reason": result.unverifiable or result.error
             or (f"run by {result.covered_by}: its entry holds the graphs and breaks" if result.covered_by else None),
         }
+        if result.error_detail:
+            functions[job.id]["error_detail"] = result.error_detail
     return {"version": VERSION, "functions": functions}
 
 
@@ -152,15 +154,20 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def describe(census_: Mapping[str, Any]) -> list[str]:
-    """One line per function of a census, as ``--verify`` prints it."""
+def describe(census_: Mapping[str, Any], verbose: bool = False) -> list[str]:
+    """One line per function of a census, as ``--verify`` prints it; a function a factory covered, and an
+    error's whole text, only when ``verbose`` (``-v``)."""
     lines = []
     for name, entry in census_["functions"].items():
+        if entry["status"] == "covered" and not verbose:
+            continue
         state = f"{entry['status']} ({entry['reason']})" if entry["status"] != "ran" else (
             f"{entry['graphs']} graphs, {entry['breaks']} breaks, {entry['skipped_frames']} skipped frames, "
             f"{entry['recompiles']} recompiles, {entry['seconds']} s"
         )
         lines.append(f"census {name}: {state}")
+        if verbose and entry.get("error_detail"):
+            lines += [f"    {line}" for line in entry["error_detail"].splitlines()]
     return lines
 
 

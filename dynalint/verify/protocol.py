@@ -167,6 +167,7 @@ class JobResult:
     # With ``Job.record_outputs``: ``{"eager": value, "compiled": value}``, each a plain JSON summary of
     # what the model returned (``observe.summarize``), for ``--fix --verify`` to compare.
     outputs: dict[str, Any] | None = None
+    error_detail: str | None = None  # the whole error, when ``error`` is its first line (``-v`` prints it)
 
     @classmethod
     def empty(
@@ -183,7 +184,7 @@ class JobResult:
             data["error_site"] = list(self.error_site)
         data.update(breaks=[b.as_dict() for b in self.breaks], traced=[list(t) for t in self.traced],
                     graphs=self.graphs, recompiles=self.recompiles)
-        for key in ("seconds", "device", "covered_by", "inputs", "outputs"):
+        for key in ("seconds", "device", "covered_by", "inputs", "outputs", "error_detail"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
         if self.built:
@@ -211,6 +212,7 @@ class JobResult:
             inputs=data.get("inputs"),
             built=tuple(str(name) for name in data.get("built", ())),
             outputs=data.get("outputs"),
+            error_detail=data.get("error_detail"),
         )
 
     def to_json(self) -> str:

@@ -224,6 +224,7 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
     unverifiable: str | None = None
     error_site: tuple[str, int] | None = None
     outputs: dict[str, Any] | None = None
+    error_detail: str | None = None
     started = time.perf_counter()
     observing = record_breaks(job.observed, mine), record_traced_lines(job.observed, mine)
     with restored_configs(), observing[0] as breaks, observing[1] as traced:
@@ -266,7 +267,8 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
         except (Exception, SystemExit) as exc:  # user code failed: say how, keep what was observed
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-            error = f"{type(exc).__name__}: {str(exc).strip()}{where}"[:ERROR_MAX]
+            error_detail = f"{type(exc).__name__}: {str(exc).strip()}{where}"[:ERROR_MAX]
+            error = _one_line(exc, where)
             error_site = (frame.filename, frame.lineno or 0) if frame else None
     return JobResult(
         job.id,
@@ -282,7 +284,18 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
         inputs=inputs,
         built=built if job.kind == "factory" else (),
         outputs=outputs,
+        error_detail=error_detail if error_detail != error else None,
     )
+
+
+def _one_line(exc: BaseException, where: str) -> str:
+    """An error as one line: its first line, and Dynamo's first hint when it gave one (its messages run to
+    twenty lines: ``-v`` shows them whole)."""
+    text = str(exc).strip()
+    first = text.splitlines()[0].strip() if text else ""
+    hint = next((line.strip().removeprefix("Hint:").strip() for line in text.splitlines()
+                 if line.strip().startswith("Hint:")), None)
+    return f"{type(exc).__name__}: {first}{where}" + (f" (hint: {hint})" if hint else "")
 
 
 def _eager_and_compiled(target: Any, compiled: Any, args: list[Any], kwargs: dict[str, Any], mode: str) -> dict[str, Any]:
