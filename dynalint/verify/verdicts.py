@@ -202,6 +202,10 @@ def _unpredicted(observed: Mapping[tuple[str, int], list[ObservedBreak]], explai
 
 
 def _display(path: str) -> str:
+    """Relative to the working directory; installed code by its place in its package
+    (``diffusers/models/attention.py``), as the census names it."""
+    if any(part in plan.INSTALLED for part in Path(path).parts):
+        return plan.shown(Path(path), Path.cwd())
     try:
         return Path(path).relative_to(Path.cwd()).as_posix()
     except ValueError:
