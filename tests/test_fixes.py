@@ -217,3 +217,19 @@ def test_fix_verify_keeps_the_fixes_that_help_and_reverts_the_one_that_does_not(
     assert {name: entry["breaks"] for name, entry in functions.items()} == {
         "factory:factories:train_step_inputs": 1, "factory:factories:encoder_inputs": 1}
     assert result.exit_code == 1  # the reverted finding remains
+
+
+def test_nested_fixes_are_offered_outermost_first_so_a_deep_expression_costs_one_pass() -> None:
+    """A fix inside another would overlap it and wait for the next pass: only the outermost of nested
+    conditional expressions carries one (rendering every level cost the square of the depth: a fuzzed
+    1,500-level expression took 25 s, now 2 s)."""
+    from dynalint.api import lint_source
+
+    depth = 150
+    nested = "x"
+    for level in range(depth):
+        nested = f"(x * {level} if x.sum() > {level} else {nested})"
+    source = f"import torch\n\n\n@torch.compile\ndef pick(x: torch.Tensor) -> torch.Tensor:\n    return {nested}\n"
+    found = lint_source(source, "deep.py")
+    assert len(found) == depth and all(f.code == "DYN102" for f in found)
+    assert [f.start for f in found if f.fix is not None] == [min(f.start for f in found)]

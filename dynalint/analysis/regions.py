@@ -53,6 +53,8 @@ class LintContext:
         # ``try``), and code that runs only on some paths (an ``if``'s branches, a conditional
         # expression's arms, the right operand of ``and``/``or``). One lookup per node.
         self._parts: dict[int, int] = {}
+        # Node id -> whether it is free of side effects (``lint/rewrites.is_pure``), for this parsed function.
+        self.pure: dict[int, bool] = {}
         self._depth: dict[tuple[str | None, int], int] = {}  # (function, part kind) -> how deep
 
     # -- what rules read ------------------------------------------------------------------------

@@ -17,12 +17,12 @@ something to report.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from dynalint.analysis.cst_walk import children
 from dynalint.analysis.program import Program
@@ -333,6 +333,31 @@ def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> l
     return kept
 
 
+def _outermost_rewrites(reports: Sequence[Report], positions: Mapping[cst.CSTNode, CodeRange]) -> set[int]:
+    """The reports whose rewrite is not inside another one's: a fix nested in another fix would overlap it
+    and wait for the next pass anyway, and rendering every level of a nested expression costs the square
+    of its size. ``ReplaceFunction`` rewrites are elsewhere in the file: always kept."""
+    spans = []
+    kept: set[int] = set()
+    for report in reports:
+        rewrite = report.rewrite
+        if rewrite is None:
+            continue
+        node = getattr(rewrite, "node", None)
+        if node is None or node not in positions:
+            kept.add(id(report))
+            continue
+        where = positions[node]
+        spans.append(((where.start.line, where.start.column), (where.end.line, where.end.column), id(report)))
+    outer_end: tuple[int, int] | None = None
+    for start, end, report_id in sorted(spans, key=lambda span: (span[0], (-span[1][0], -span[1][1]))):
+        if outer_end is not None and end <= outer_end:
+            continue  # inside the last outermost one
+        kept.add(report_id)
+        outer_end = end
+    return kept
+
+
 def _parents(module: cst.Module) -> dict[int, cst.CSTNode]:
     """Each node's parent, by the child's id (for the fixes that edit a flagged call's statement)."""
     parents: dict[int, cst.CSTNode] = {}
@@ -354,6 +379,7 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
             parent_map.append(_parents(segment.module))
         return parent_map[0]
 
+    fixable = _outermost_rewrites(reports, positions)
     findings = []
     for report in reports:
         span = positions[report.node]
@@ -372,7 +398,7 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
                 gb_ids=rule.gb_ids,
                 region=report.region,
-                fix=None if report.rewrite is None else to_fix(
+                fix=None if report.rewrite is None or id(report) not in fixable else to_fix(
                     report.rewrite, segment.module, positions.__getitem__, segment.position, parents, text),
             )
         )

@@ -117,24 +117,29 @@ def keep_tensor(read: cst.Call, tensor: cst.BaseExpression) -> Replace:
                    Applicability.UNSAFE)
 
 
-def is_pure(context: LintContext, expression: cst.BaseExpression) -> bool:
+def is_pure(context: LintContext, expression: cst.CSTNode) -> bool:
     """Whether evaluating ``expression`` changes nothing and reads no tensor data into Python: names,
-    constants, operators, ``torch.*`` functions and tensor methods that are not in place (no ``_`` suffix)."""
-    stack: list[cst.CSTNode] = [expression]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)) or isinstance(node, cst.BaseComp):
-            return False
-        if isinstance(node, cst.Call):
-            resolved = context.resolve(node.func) or ""
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
-            if resolved.startswith("torch."):
-                if resolved.endswith("_") or ".rand" in resolved or "dropout" in resolved:
-                    return False
-            elif not (method and not method.endswith("_") and method not in _IMPURE_METHODS
-                      and context.kind(node.func.value).is_tensor_like):  # type: ignore[attr-defined]
-                return False
-        stack.extend(children(node))
+    constants, operators, ``torch.*`` functions and tensor methods that are not in place (no ``_`` suffix).
+    Answers are kept per node for the function being walked (``LintContext.pure``), so nested conditional
+    expressions, each asked about, cost one pass over the tree, not one per level."""
+    known = context.pure
+    answer = known.get(id(expression))
+    if answer is None:
+        answer = _pure_here(context, expression) and all(is_pure(context, child) for child in children(expression))
+        known[id(expression)] = answer
+    return answer
+
+
+def _pure_here(context: LintContext, node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)) or isinstance(node, cst.BaseComp):
+        return False
+    if isinstance(node, cst.Call):
+        resolved = context.resolve(node.func) or ""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        if resolved.startswith("torch."):
+            return not (resolved.endswith("_") or ".rand" in resolved or "dropout" in resolved)
+        return bool(method and not method.endswith("_") and method not in _IMPURE_METHODS
+                    and context.kind(node.func.value).is_tensor_like)  # type: ignore[attr-defined]
     return True
 
 

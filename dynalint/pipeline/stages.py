@@ -253,8 +253,11 @@ def _parse(text: str, display: str) -> ast.Module | Finding:
         tree = ast.parse(text, filename=display)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes and the like: Python warns, it does not refuse
-            compile(text.encode("utf-8", "surrogatepass") if "\ufeff" in text else tree, display, "exec",
-                    dont_inherit=True)
+            try:
+                compile(text.encode("utf-8", "surrogatepass") if "\ufeff" in text else tree, display, "exec",
+                        dont_inherit=True)
+            except ValueError:  # a tree the compiler will not take that its source gives (``Falſe`` is ``False``)
+                compile(text, display, "exec", dont_inherit=True)
         return tree
     except SyntaxError as error:
         return diagnostics.parse_error(display, error.lineno or 1, error.offset or 1,
