@@ -10,7 +10,9 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
+from dynalint.lint.rewrites import eager_only
 from dynalint.lint.rule import Rule
+from dynalint.model.finding import Applicability
 
 FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
 ITERTOOLS = "tqdm.contrib.itertools."  # ``product``, ``chain``, ...: iterators wrapped in a bar
@@ -33,6 +35,9 @@ class TqdmCall(Rule):
     message = "`{call}` in compiled code breaks the graph"
     help = "Drive the progress bar from the loop that calls the compiled function"
     gb_ids = ("GB0007", "GB0008")
+    # Method calls on a bar (``tqdm.write``, ``bar.update``) that are statements of their own: run eagerly
+    # only. A ``tqdm(...)`` around a loop's iterable has no fix: dropping it changes eager runs too.
+    fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -43,6 +48,6 @@ class TqdmCall(Rule):
             owner = func.value
             # ``tqdm.write(...)``: a class method; ``bar.update(1)``: a bar built by a tqdm factory.
             if _is_tqdm(self.context.resolve(owner)):
-                self.report(node, call=f"{resolved}()")
+                self.report(node, rewrite=eager_only(node), call=f"{resolved}()")
             elif _is_tqdm(constructed_by(self.context, owner)):
-                self.report(node, call=f"{dotted_name(func) or func.attr.value}()")
+                self.report(node, rewrite=eager_only(node), call=f"{dotted_name(func) or func.attr.value}()")
