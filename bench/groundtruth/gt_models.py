@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]  # the checkout
 
 # Each name is one architecture family's smallest variant that timm ships.
 TIMM = (
@@ -87,11 +88,31 @@ PYG = (
 )
 
 
+# Libraries whose builder module has ``names()`` (no torch) and ``build(name)``: import name -> module.
+BUILDER_MODULES: dict[str, str] = {
+    "torchmetrics": "gt_torchmetrics",
+    "x_transformers": "gt_xtransformers",
+    "vector_quantize_pytorch": "gt_vq",
+    "vit_pytorch": "gt_vit",
+    "torchdiffeq": "gt_torchdiffeq",
+    "torchsde": "gt_torchsde",
+    "pyro": "gt_pyro",
+    "gpytorch": "gt_gpytorch",
+    "e3nn": "gt_e3nn",
+    "esm": "gt_esm",
+    "litgpt": "gt_litgpt",
+}
+
+
 def catalog() -> list[str]:
     """Every model id, ``library/name``, in a fixed order."""
+    import importlib
+
     return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
             + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()]
-            + [f"monai/{n}" for n in monai_names()])
+            + [f"monai/{n}" for n in monai_names()]
+            + [f"{lib}/{n}" for lib, module in BUILDER_MODULES.items()
+               if (HERE / f"{module}.py").exists() for n in importlib.import_module(module).names()])
 
 
 def kornia_names() -> list[str]:
@@ -134,6 +155,10 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
 
     torch.manual_seed(0)
     library, name = model_id.split("/", 1)
+    if library in BUILDER_MODULES:
+        import importlib
+
+        return importlib.import_module(BUILDER_MODULES[library]).build(name)  # type: ignore[no-any-return]
     builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
         "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia, "monai": _monai,
     }[library]

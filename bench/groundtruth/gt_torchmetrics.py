@@ -1,0 +1,169 @@
+"""Ground-truth bench, torchmetrics: functional metrics and metric modules on small random batches.
+
+Metrics are where input validation lives (``torch.unique`` of the labels, ``if not torch.all(...)``,
+``.item()`` of a count), so they are rich in data-dependent breaks. ``FUNCTIONAL`` names functions of
+``torchmetrics.functional`` by the kind of input they take (``INPUTS``) and the fixed keywords they
+need; each is compiled through ``gt_calls.Call``. ``MODULES`` names metric classes, compiled whole
+(``Metric.forward`` updates the state and computes the batch's value). The tables are plain data, so
+``names()`` needs no torch; ``build(name)`` imports torch and torchmetrics inside a worker only.
+
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
+MC = {"num_classes": 4}
+ML = {"num_labels": 3}
+
+# Function name -> (input kind, fixed keywords).
+FUNCTIONAL: dict[str, tuple[str, dict[str, Any]]] = {
+    # classification
+    "binary_accuracy": ("binary", {}), "multiclass_accuracy": ("multiclass", MC),
+    "multilabel_accuracy": ("multilabel", ML), "binary_f1_score": ("binary", {}),
+    "multiclass_f1_score": ("multiclass", MC), "binary_fbeta_score": ("binary", {"beta": 2.0}),
+    "binary_precision": ("binary", {}), "multiclass_recall": ("multiclass", MC),
+    "binary_specificity": ("binary", {}), "binary_stat_scores": ("binary", {}),
+    "multiclass_stat_scores": ("multiclass", MC), "multilabel_stat_scores": ("multilabel", ML),
+    "binary_auroc": ("binary", {}), "multiclass_auroc": ("multiclass", MC), "multilabel_auroc": ("multilabel", ML),
+    "binary_average_precision": ("binary", {}), "multiclass_average_precision": ("multiclass", MC),
+    "binary_roc": ("binary", {}), "binary_precision_recall_curve": ("binary", {}),
+    "multiclass_precision_recall_curve": ("multiclass", MC),
+    "binary_confusion_matrix": ("binary", {}), "multiclass_confusion_matrix": ("multiclass", MC),
+    "multilabel_confusion_matrix": ("multilabel", ML),
+    "binary_calibration_error": ("binary", {}), "multiclass_calibration_error": ("multiclass", MC),
+    "binary_cohen_kappa": ("binary", {}), "multiclass_cohen_kappa": ("multiclass", MC),
+    "binary_matthews_corrcoef": ("binary", {}), "multiclass_matthews_corrcoef": ("multiclass", MC),
+    "binary_hamming_distance": ("binary", {}), "binary_jaccard_index": ("binary", {}),
+    "multiclass_jaccard_index": ("multiclass", MC), "multiclass_exact_match": ("multiclass_multidim", MC),
+    "binary_hinge_loss": ("binary", {}), "multiclass_hinge_loss": ("multiclass", MC),
+    "binary_recall_at_fixed_precision": ("binary", {"min_precision": 0.5}),
+    "binary_specificity_at_sensitivity": ("binary", {"min_sensitivity": 0.5}),
+    "multilabel_ranking_average_precision": ("multilabel", ML), "multilabel_coverage_error": ("multilabel", ML),
+    "multilabel_ranking_loss": ("multilabel", ML), "binary_logauc": ("binary", {}),
+    "binary_negative_predictive_value": ("binary", {}),
+    # regression
+    "mean_squared_error": ("regression", {}), "mean_absolute_error": ("regression", {}),
+    "r2_score": ("regression", {}), "pearson_corrcoef": ("regression", {}), "spearman_corrcoef": ("regression", {}),
+    "kendall_rank_corrcoef": ("regression", {}), "explained_variance": ("regression", {}),
+    "cosine_similarity": ("matrix", {}), "mean_absolute_percentage_error": ("positive", {}),
+    "symmetric_mean_absolute_percentage_error": ("positive", {}),
+    "weighted_mean_absolute_percentage_error": ("positive", {}), "mean_squared_log_error": ("positive", {}),
+    "tweedie_deviance_score": ("positive", {"power": 1.5}), "kl_divergence": ("distribution", {}),
+    "js_divergence": ("distribution", {}), "log_cosh_error": ("regression", {}),
+    "concordance_corrcoef": ("regression", {}), "relative_squared_error": ("regression", {}),
+    "minkowski_distance": ("regression", {"p": 3.0}), "critical_success_index": ("positive", {"threshold": 0.5}),
+    "normalized_root_mean_squared_error": ("regression", {}),
+    # image
+    "peak_signal_noise_ratio": ("image", {}), "structural_similarity_index_measure": ("image", {}),
+    "multiscale_structural_similarity_index_measure": ("large_image", {"betas": (0.5, 0.5)}),
+    "universal_image_quality_index": ("image", {}), "spectral_angle_mapper": ("image", {}),
+    "error_relative_global_dimensionless_synthesis": ("image", {}),
+    "relative_average_spectral_error": ("image", {}), "spectral_distortion_index": ("image", {}),
+    "root_mean_squared_error_using_sliding_window": ("image", {}), "total_variation": ("single_image", {}),
+    "image_gradients": ("single_image", {}), "visual_information_fidelity": ("large_gray", {}),
+    "peak_signal_noise_ratio_with_blocked_effect": ("gray", {}),
+    # retrieval (one query)
+    "retrieval_average_precision": ("retrieval", {}), "retrieval_reciprocal_rank": ("retrieval", {}),
+    "retrieval_precision": ("retrieval", {"top_k": 4}), "retrieval_recall": ("retrieval", {"top_k": 4}),
+    "retrieval_normalized_dcg": ("retrieval", {}), "retrieval_hit_rate": ("retrieval", {}),
+    "retrieval_fall_out": ("retrieval", {}), "retrieval_r_precision": ("retrieval", {}),
+    "retrieval_auroc": ("retrieval", {}), "retrieval_precision_recall_curve": ("retrieval", {"max_k": 4}),
+    # audio
+    "signal_noise_ratio": ("audio", {}), "scale_invariant_signal_noise_ratio": ("audio", {}),
+    "scale_invariant_signal_distortion_ratio": ("audio", {}), "signal_distortion_ratio": ("audio", {}),
+    "source_aggregated_signal_distortion_ratio": ("audio_sources", {}),
+    # pairwise
+    "pairwise_cosine_similarity": ("pairwise", {}), "pairwise_euclidean_distance": ("pairwise", {}),
+    "pairwise_manhattan_distance": ("pairwise", {}), "pairwise_linear_similarity": ("pairwise", {}),
+    "pairwise_minkowski_distance": ("pairwise", {"exponent": 3}),
+    # clustering and nominal
+    "mutual_info_score": ("labels", {}), "adjusted_rand_score": ("labels", {}), "rand_score": ("labels", {}),
+    "normalized_mutual_info_score": ("labels", {}), "adjusted_mutual_info_score": ("labels", {}),
+    "fowlkes_mallows_index": ("labels", {}), "homogeneity_score": ("labels", {}),
+    "completeness_score": ("labels", {}), "v_measure_score": ("labels", {}),
+    "calinski_harabasz_score": ("cluster_data", {}), "davies_bouldin_score": ("cluster_data", {}),
+    "dunn_index": ("cluster_data", {}),
+    "cramers_v": ("labels", {}), "tschuprows_t": ("labels", {}), "pearsons_contingency_coefficient": ("labels", {}),
+    "theils_u": ("labels", {}), "fleiss_kappa": ("counts", {}),
+    # segmentation
+    "segmentation.mean_iou": ("segmentation", {"num_classes": 3}),
+    "segmentation.generalized_dice_score": ("segmentation", {"num_classes": 3}),
+    "segmentation.dice_score": ("segmentation", {"num_classes": 3}),
+}
+
+# Metric class -> (input kind, constructor keywords).
+MODULES: dict[str, tuple[str, dict[str, Any]]] = {
+    "BinaryAccuracy": ("binary", {}), "MulticlassAccuracy": ("multiclass", MC),
+    "MulticlassF1Score": ("multiclass", MC), "BinaryAUROC": ("binary", {}),
+    "MulticlassConfusionMatrix": ("multiclass", MC), "BinaryCalibrationError": ("binary", {}),
+    "MeanSquaredError": ("regression", {}), "PearsonCorrCoef": ("regression", {}), "R2Score": ("regression", {}),
+    "SpearmanCorrCoef": ("regression", {}), "PeakSignalNoiseRatio": ("image", {}),
+    "StructuralSimilarityIndexMeasure": ("image", {}), "MeanMetric": ("one", {}), "SumMetric": ("one", {}),
+    "MaxMetric": ("one", {}), "MinMetric": ("one", {}), "CatMetric": ("one", {}), "RunningMean": ("one", {}),
+    "SignalNoiseRatio": ("audio", {}), "MeanAbsoluteError": ("regression", {}),
+    "BinaryPrecisionRecallCurve": ("binary", {}), "MultilabelAveragePrecision": ("multilabel", ML),
+}
+
+
+def names() -> list[str]:
+    return [f"F.{n}" for n in FUNCTIONAL] + [f"M.{n}" for n in MODULES]
+
+
+def inputs(kind: str) -> tuple[Any, ...]:
+    """Example inputs of one kind: predictions first, then targets (or the data a metric reads)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+
+    def rand(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=gen)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen)
+
+    def randint(high: int, *shape: int) -> torch.Tensor:
+        return torch.randint(0, high, shape, generator=gen)
+
+    table = {
+        "binary": lambda: (rand(32), randint(2, 32)),
+        "multiclass": lambda: (randn(32, 4).softmax(-1), randint(4, 32)),
+        "multiclass_multidim": lambda: (randint(4, 8, 5), randint(4, 8, 5)),
+        "multilabel": lambda: (rand(32, 3), randint(2, 32, 3)),
+        "regression": lambda: (randn(32), randn(32)),
+        "matrix": lambda: (randn(8, 5), randn(8, 5)),
+        "positive": lambda: (rand(32) + 0.1, rand(32) + 0.1),
+        "distribution": lambda: (randn(8, 5).softmax(-1), randn(8, 5).softmax(-1)),
+        "image": lambda: (rand(2, 3, 32, 32), rand(2, 3, 32, 32)),
+        "large_image": lambda: (rand(1, 1, 96, 96), rand(1, 1, 96, 96)),
+        "large_gray": lambda: (rand(1, 1, 48, 48), rand(1, 1, 48, 48)),
+        "gray": lambda: (rand(2, 1, 32, 32), rand(2, 1, 32, 32)),
+        "single_image": lambda: (rand(2, 3, 16, 16),),
+        "retrieval": lambda: (rand(12), randint(2, 12)),
+        "audio": lambda: (randn(2, 400), randn(2, 400)),
+        "audio_sources": lambda: (randn(2, 2, 400), randn(2, 2, 400)),
+        "pairwise": lambda: (randn(6, 4), randn(5, 4)),
+        "labels": lambda: (randint(3, 30), randint(3, 30)),
+        "cluster_data": lambda: (randn(30, 4), randint(3, 30)),
+        "counts": lambda: (randint(4, 10, 3),),
+        "segmentation": lambda: (randint(3, 2, 16, 16), randint(3, 2, 16, 16)),
+        "one": lambda: (randn(16),),
+    }
+    return table[kind]()
+
+
+def build(name: str) -> Built:
+    import importlib
+
+    import torchmetrics
+    from gt_calls import Call
+
+    group, rest = name.split(".", 1)
+    if group == "F":
+        kind, static = FUNCTIONAL[rest]
+        module, _, function = ("torchmetrics.functional." + rest).rpartition(".")
+        return Call(getattr(importlib.import_module(module), function), **static), inputs(kind), {}
+    kind, keywords = MODULES[rest]
+    return getattr(torchmetrics, rest)(**keywords), inputs(kind), {}
