@@ -64,7 +64,7 @@ FUNCTIONAL: dict[str, tuple[str, dict[str, Any]]] = {
     "relative_average_spectral_error": ("image", {}), "spectral_distortion_index": ("image", {}),
     "root_mean_squared_error_using_sliding_window": ("image", {}), "total_variation": ("single_image", {}),
     "image_gradients": ("single_image", {}), "visual_information_fidelity": ("large_gray", {}),
-    "peak_signal_noise_ratio_with_blocked_effect": ("gray", {}),
+    "peak_signal_noise_ratio_with_blocked_effect": ("gray", {"data_range": 1.0}),
     # retrieval (one query)
     "retrieval_average_precision": ("retrieval", {}), "retrieval_reciprocal_rank": ("retrieval", {}),
     "retrieval_precision": ("retrieval", {"top_k": 4}), "retrieval_recall": ("retrieval", {"top_k": 4}),
@@ -154,16 +154,30 @@ def inputs(kind: str) -> tuple[Any, ...]:
     return table[kind]()
 
 
-def build(name: str) -> Built:
+AREAS = ("", ".classification", ".regression", ".image", ".retrieval", ".audio", ".pairwise", ".clustering",
+         ".nominal", ".segmentation", ".aggregation", ".wrappers")
+
+
+def find(package: str, name: str) -> Any:
+    """``name`` from ``package`` or the first of its areas (``AREAS``) that has it."""
     import importlib
 
-    import torchmetrics
+    if "." in name:
+        area, name = name.rsplit(".", 1)
+        return getattr(importlib.import_module(f"{package}.{area}"), name)
+    for area in AREAS:
+        module = importlib.import_module(package + area)
+        if callable(found := getattr(module, name, None)):
+            return found
+    raise AttributeError(f"no {name} in {package}")
+
+
+def build(name: str) -> Built:
     from gt_calls import Call
 
     group, rest = name.split(".", 1)
     if group == "F":
         kind, static = FUNCTIONAL[rest]
-        module, _, function = ("torchmetrics.functional." + rest).rpartition(".")
-        return Call(getattr(importlib.import_module(module), function), **static), inputs(kind), {}
+        return Call(find("torchmetrics.functional", rest), **static), inputs(kind), {}
     kind, keywords = MODULES[rest]
-    return getattr(torchmetrics, rest)(**keywords), inputs(kind), {}
+    return find("torchmetrics", rest)(**keywords), inputs(kind), {}
