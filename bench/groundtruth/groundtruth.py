@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import gt_halves  # noqa: E402
 import gt_models  # noqa: E402
 import gt_report  # noqa: E402
 import gt_runner  # noqa: E402
@@ -51,6 +52,8 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="ignore cached model results")
     parser.add_argument("--cached", action="store_true", help="score cached results only; run nothing")
     parser.add_argument("--out", type=Path, help="also write the Markdown summary here")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="print the compile side of every library (break sites), score nothing")
     options = parser.parse_args()
     models = select(options.models, options.quick)
     if not models:
@@ -60,6 +63,9 @@ def main() -> None:
                                 only_cached=options.cached, progress=lambda line: print(line, file=sys.stderr))
     print(f"{len(results)} model results in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = "python bench/groundtruth/groundtruth.py " + " ".join(sys.argv[1:])
+    if options.compile_only:
+        print("\n".join(gt_report.compile_table(results, gt_halves.load().libraries)))
+        return
     text = gt_report.render(results, command.strip())
     print(text)
     if options.out:

@@ -53,6 +53,32 @@ def collect(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return libraries
 
 
+def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = ()) -> list[str]:
+    """The compile side per library (no dynalint): models, break sites, data-dependent ones, and the half."""
+    libraries = collect(results)
+    rows = ["## The compile side (every library, both halves)\n",
+            "| library | half | version | models ok / run | break events | break sites | data-dependent control flow |",
+            "|---|---|---|---|---|---|---|"]
+    totals = collections.Counter()
+    for library, lib in sorted(libraries.items()):
+        statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
+        version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
+        dependent = sum(site.data_dependent for site in lib["sites"].values())
+        half = "sealed" if library in sealed else "dev"
+        rows.append(f"| {library} | {half} | {version} | {statuses['ok']} / {len(lib['models'])} | {lib['events']} "
+                    f"| {len(lib['sites'])} | {dependent} |")
+        for key, value in (("models", len(lib["models"])), ("sites", len(lib["sites"])), ("dependent", dependent),
+                           (f"{half} sites", len(lib["sites"])), (f"{half} dependent", dependent)):
+            totals[key] += value
+    for half in ("dev", "sealed"):
+        rows.append(f"| **{half} half** | | | | | {totals[f'{half} sites']} | {totals[f'{half} dependent']} |")
+    rows.append(f"| **all** ({len(libraries)} libraries) | | | {totals['models']} models | | {totals['sites']} "
+                f"| {totals['dependent']} |")
+    return rows + ["", "Data-dependent control flow: a break site with a GB id of `gt_score.DATA_DEPENDENT` "
+                   "(branching on a tensor, `.item()`/`.tolist()`, dynamic-shape operators, tensor-bounded "
+                   "slices).\n"]
+
+
 def _label(sites: list[Site], gb_id: str) -> str:
     reasons = collections.Counter(r for s in sites if s.gb_id == gb_id for r in s.reasons)
     return reasons.most_common(1)[0][0][:70].replace("|", "/") if reasons else ""

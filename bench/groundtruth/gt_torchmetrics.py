@@ -178,6 +178,13 @@ def build(name: str) -> Built:
     group, rest = name.split(".", 1)
     if group == "F":
         kind, static = FUNCTIONAL[rest]
-        return Call(find("torchmetrics.functional", rest), **static), inputs(kind), {}
-    kind, keywords = MODULES[rest]
-    return find("torchmetrics", rest)(**keywords), inputs(kind), {}
+        model = Call(find("torchmetrics.functional", rest), **static)
+    else:
+        kind, keywords = MODULES[rest]
+        model = find("torchmetrics", rest)(**keywords)
+    # One eager call first, as a program would have made: torchmetrics settles its lazy requirement
+    # checks (``RequirementCache``, which reads package metadata) on first use, which Dynamo cannot trace.
+    model(*inputs(kind))
+    if group == "M":
+        model.reset()
+    return model, inputs(kind), {}
