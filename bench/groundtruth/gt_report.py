@@ -97,17 +97,20 @@ def _finding_text(library: str, finding: StaticFinding) -> str:
             f"({finding.message[:90]})")
 
 
-def render(results: dict[str, dict[str, Any]], command: str) -> str:
+def render(results: dict[str, dict[str, Any]], command: str, half: str = "development",
+           compile_side: list[str] | None = None) -> str:
+    """The summary: ``compile_side`` (both halves, no dynalint) then the scores of ``results``' libraries."""
     libraries = collect(results)
-    out = [f"# Ground truth: static dynalint against real graph breaks\n",
+    out = [f"# Ground truth: static dynalint against real graph breaks ({half} half)\n",
            f"`{command}` on torch {gt_runner.cache_folder().name.removeprefix('torch-')}, CPU, "
-           "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode.\n"]
+           "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode. Scored below: the "
+           f"{half} half ({', '.join(sorted(libraries))}).\n", *(compile_side or [])]
     total = Score()
     scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
     rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
-            "| outside the library | declared compiled | findings: judged / on untraced lines | recall "
-            "| misses outside a region | precision |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| data-dependent control flow | outside the library | declared compiled "
+            "| findings: judged / on untraced lines | recall | misses outside a region | precision |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for library, lib in sorted(libraries.items()):
         entries = [e for r in lib["models"].values() for e in r.get("entries", ())]
         static = gt_static.lint(library, entries)
@@ -117,14 +120,16 @@ def render(results: dict[str, dict[str, Any]], command: str) -> str:
         statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
         version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
         graphs = sum(m["graphs"] for r in lib["models"].values() for m in r.get("modes", {}).values())
+        dependent = sum(site.data_dependent for site in lib["sites"].values())
         rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "
-                    f"| {len(lib['sites'])} | {sum(lib['outside'].values())} | {len(static.declared)} "
+                    f"| {len(lib['sites'])} | {dependent} | {sum(lib['outside'].values())} | {len(static.declared)} "
                     f"| {result.precision.total} / {result.unjudged} | {result.recall.shown()} "
                     f"| {_unregioned(result, static)} | {result.precision.shown()} |")
+    dependent_all = sum(s.data_dependent for lib in libraries.values() for s in lib["sites"].values())
     rows.append(f"| **all** | | {sum(len(l['models']) for l in libraries.values())} models | | | "
-                f"{total.recall.total} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
+                f"{total.recall.total} | {dependent_all} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
                 f"| {sum(_unregioned(*pair) for pair in scored.values())} | {total.precision.shown()} |")
-    out += ["## Per library\n", *rows, ""]
+    out += [f"## Per library ({half} half)\n", *rows, ""]
     out += ["Recall: break sites with a finding on their line / break sites. Precision: findings on traced "
             "lines that are break sites / findings on traced lines. \"Models ok\" excludes models that "
             "raised under compile in a mode (what was observed before the error still counts). \"Declared "

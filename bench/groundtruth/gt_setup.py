@@ -1,14 +1,15 @@
 """Ground-truth bench, the installation: a virtual environment with every library the catalogue compiles.
 
     python bench/groundtruth/gt_setup.py [--venv ~/.cache/dynalint-bench/gtvenv] [--dry-run]
+    python bench/groundtruth/groundtruth.py --setup ...     (the same, then the harness in it)
 
 Creates the environment (or updates it) and installs, each at the exact version in ``LIBRARIES``, the
 libraries of the catalogue, then this checkout of dynalint (editable, without its extras). Every pip
 command is given the constraints file ``CONSTRAINTS`` (written into the environment), which pins
 ``torch`` to 2.13.0 and ``torchvision`` to its matching release, so that no library can bring in
 another torch: an open ``torch`` requirement would otherwise download a multi-gigabyte CUDA build.
-torch is installed first, alone, so pip settles it before any library is resolved. Then run the
-harness with the environment's Python (``<venv>/bin/python bench/groundtruth/groundtruth.py``).
+torch is installed first, alone, so pip settles it before any library is resolved. The driver
+(``groundtruth.py``) then runs itself with the environment's Python whenever the environment exists.
 
 Nothing here imports torch; ``commands()`` is plain data (tested in ``tests/test_groundtruth_setup.py``).
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
@@ -86,23 +87,28 @@ def check(venv: Path) -> str:
     return version
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--venv", type=Path, default=VENV, help=f"the environment (default {VENV})")
-    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
-    options = parser.parse_args()
-    venv = options.venv.expanduser()
+def install(venv: Path, dry_run: bool = False) -> None:
+    """Create or update ``venv`` with every library of ``LIBRARIES`` and dynalint (print only, with ``dry_run``)."""
+    venv = venv.expanduser()
     for command in commands(venv):
         print("$", " ".join(command), file=sys.stderr)
-        if options.dry_run:
+        if dry_run:
             continue
         if command[1:3] == ["-m", "venv"] and (venv / "bin" / "python").exists():
             continue  # an existing environment is updated in place
         venv.mkdir(parents=True, exist_ok=True)
         constraints_file(venv).write_text("\n".join(CONSTRAINTS) + "\n", encoding="utf-8")
         subprocess.run(command, check=True)
-    if not options.dry_run:
-        print(f"{venv}: torch {check(venv)}; run the harness with {venv / 'bin' / 'python'}", file=sys.stderr)
+    if not dry_run:
+        print(f"{venv}: torch {check(venv)}", file=sys.stderr)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venv", type=Path, default=VENV, help=f"the environment (default {VENV})")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    options = parser.parse_args()
+    install(options.venv, options.dry_run)
 
 
 if __name__ == "__main__":
