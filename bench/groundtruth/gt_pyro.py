@@ -1,11 +1,12 @@
 """Ground-truth bench, Pyro: its own distributions, normalizing flows, and ELBO losses of small models.
 
-Three kinds of model, each a module whose forward runs Pyro code on fixed small inputs:
+Four kinds of model, each a module whose forward runs Pyro code on fixed small inputs:
 
 - ``DISTRIBUTIONS``: a distribution of ``pyro.distributions`` built inside the forward from tensors
   (with argument validation on, where its checks read the data), then ``log_prob`` of a sample;
 - ``FLOWS``: a transform of ``pyro.distributions.transforms`` on a 4-dimensional standard normal,
   ``log_prob`` and ``rsample`` of the transformed distribution;
+- ``OPS``: functions of ``pyro.ops`` (MCMC diagnostics, scoring rules, tensor helpers) on samples;
 - ``INFERENCE``: the differentiable loss of an ELBO (trace, mean-field, vectorized particles, enumerated) for a
   tiny model and guide, which runs Pyro's effect handlers under compile.
 
@@ -31,12 +32,55 @@ DISTRIBUTIONS = (
 FLOWS = ("AffineAutoregressive", "AffineCoupling", "BlockAutoregressive", "Householder", "MatrixExponential",
          "Planar", "Radial", "Spline", "SplineAutoregressive", "SplineCoupling",
          "Sylvester", "BatchNorm", "GeneralizedChannelPermute", "Permute", "LowerCholeskyAffine", "LeakyReLUTransform", "DiscreteCosineTransform", "HaarTransform")
+# Functions of ``pyro.ops``: MCMC diagnostics, summaries and scoring rules on samples, tensor helpers.
+OPS = ("stats.hpdi", "stats.pi", "stats.quantile", "stats.effective_sample_size", "stats.gelman_rubin",
+       "stats.split_gelman_rubin", "stats.autocorrelation", "stats.waic", "stats.fit_generalized_pareto",
+       "stats.crps_empirical", "stats.energy_score_empirical", "stats.resample", "stats.weighed_quantile",
+       "tensor_utils.convolve", "tensor_utils.repeated_matmul", "tensor_utils.dct", "tensor_utils.haar_transform",
+       "tensor_utils.periodic_cumsum", "tensor_utils.safe_cholesky", "tensor_utils.precision_to_scale_tril")
 INFERENCE = ("Trace_ELBO", "TraceMeanField_ELBO", "TraceEnum_ELBO", "Trace_ELBO.vectorized",
              "AutoNormal", "AutoDelta", "AutoDiagonalNormal")
 
 
 def names() -> list[str]:
-    return ([f"dist.{n}" for n in DISTRIBUTIONS] + [f"flow.{n}" for n in FLOWS] + [f"infer.{n}" for n in INFERENCE])
+    return ([f"dist.{n}" for n in DISTRIBUTIONS] + [f"flow.{n}" for n in FLOWS] + [f"infer.{n}" for n in INFERENCE]
+            + [f"ops.{n}" for n in OPS])
+
+
+def _ops(name: str) -> Built:
+    """One function of ``pyro.ops`` on samples of two chains (or a small matrix), through ``gt_calls.Call``."""
+    import importlib
+
+    import torch
+    from gt_calls import Call
+
+    gen = torch.Generator().manual_seed(0)
+    samples = torch.randn(2, 50, 3, generator=gen)
+    flat = samples[0]
+    spd = torch.eye(3) + 0.1 * flat[:3].T @ flat[:3]
+    arguments: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+        "stats.hpdi": ((flat,), {"prob": 0.9}), "stats.pi": ((flat,), {"prob": 0.9}),
+        "stats.quantile": ((flat,), {"probs": [0.1, 0.5, 0.9]}), "stats.effective_sample_size": ((samples,), {}),
+        "stats.gelman_rubin": ((samples,), {}), "stats.split_gelman_rubin": ((samples,), {}),
+        "stats.autocorrelation": ((flat,), {}), "stats.waic": ((flat,), {}),
+        "stats.fit_generalized_pareto": ((flat[:, 0].exp(),), {}),
+        "stats.crps_empirical": ((flat, flat[0]), {}), "stats.energy_score_empirical": ((flat, flat[0]), {}),
+        "stats.resample": ((flat,), {"num_samples": 20}),
+        "stats.weighed_quantile": ((flat[:, 0],), {"probs": [0.1, 0.9], "log_weights": torch.zeros(50)}),
+        "tensor_utils.convolve": ((flat[:, 0], flat[:10, 1]), {}),
+        "tensor_utils.repeated_matmul": ((spd, 4), {}), "tensor_utils.dct": ((flat,), {}),
+        "tensor_utils.haar_transform": ((flat[:32],), {}),
+        "tensor_utils.periodic_cumsum": ((flat, 7), {"dim": 0}),
+        "tensor_utils.safe_cholesky": ((spd,), {}), "tensor_utils.precision_to_scale_tril": ((spd,), {}),
+    }
+    module, function = name.rsplit(".", 1)
+    tensors, static = arguments[name]
+    fixed = [a for a in tensors if not isinstance(a, torch.Tensor)]
+    if fixed:  # a number among the positional arguments: fixed with the keywords, in its place
+        call = Call(lambda *t: getattr(importlib.import_module(f"pyro.ops.{module}"), function)(*t, *fixed, **static))
+        call.entry_points = lambda: [getattr(importlib.import_module(f"pyro.ops.{module}"), function)]  # type: ignore
+        return call, tuple(a for a in tensors if isinstance(a, torch.Tensor)), {}
+    return Call(getattr(importlib.import_module(f"pyro.ops.{module}"), function), **static), tensors, {}
 
 
 def _distribution(name: str) -> Callable[[], Any]:
@@ -127,6 +171,8 @@ def build(name: str) -> Built:
     pyro.enable_validation(True)
     kind, item = name.split(".", 1)
     gen = torch.Generator().manual_seed(0)
+    if kind == "ops":
+        return _ops(item)
     if kind == "dist":
         make = _distribution(item)
 

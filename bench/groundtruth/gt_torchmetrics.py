@@ -2,8 +2,8 @@
 
 Metrics are where input validation lives (``torch.unique`` of the labels, ``if not torch.all(...)``,
 ``.item()`` of a count), so they are rich in data-dependent breaks. ``FUNCTIONAL`` names functions of
-``torchmetrics.functional`` by the kind of input they take (``INPUTS``) and the fixed keywords they
-need; each is compiled through ``gt_calls.Call``. ``MODULES`` names metric classes, compiled whole
+``torchmetrics.functional`` by the kind of input they take (``inputs``) and the fixed keywords they
+need (a suffix after the name, as in ``binary_auroc.max_fpr``, names a variant of the options); each is compiled through ``gt_calls.Call``. ``MODULES`` names metric classes, compiled whole
 (``Metric.forward`` updates the state and computes the batch's value). The tables are plain data, so
 ``names()`` needs no torch; ``build(name)`` imports torch and torchmetrics inside a worker only.
 
@@ -44,6 +44,24 @@ FUNCTIONAL: dict[str, tuple[str, dict[str, Any]]] = {
     "multilabel_ranking_average_precision": ("multilabel", ML), "multilabel_coverage_error": ("multilabel", ML),
     "multilabel_ranking_loss": ("multilabel", ML), "binary_logauc": ("binary", {}),
     "binary_negative_predictive_value": ("binary", {}),
+    "multilabel_f1_score": ("multilabel", ML), "multiclass_precision": ("multiclass", MC),
+    "multilabel_recall": ("multilabel", ML), "multiclass_specificity": ("multiclass", MC),
+    "multilabel_hamming_distance": ("multilabel", ML), "multilabel_jaccard_index": ("multilabel", ML),
+    "multilabel_exact_match": ("multilabel_int", ML), "multiclass_roc": ("multiclass", MC),
+    "multilabel_roc": ("multilabel", ML), "multilabel_precision_recall_curve": ("multilabel", ML),
+    "multilabel_average_precision": ("multilabel", ML),
+    "multiclass_recall_at_fixed_precision": ("multiclass", {**MC, "min_precision": 0.5}),
+    "binary_precision_at_fixed_recall": ("binary", {"min_recall": 0.5}),
+    "binary_sensitivity_at_specificity": ("binary", {"min_specificity": 0.5}),
+    "multilabel_matthews_corrcoef": ("multilabel", ML), "binary_eer": ("binary", {}),
+    "multiclass_calibration_error.l2": ("multiclass", {**MC, "norm": "l2"}),
+    "binary_accuracy.ignore_index": ("binary", {"ignore_index": 0}),
+    "multiclass_accuracy.top_k": ("multiclass", {**MC, "top_k": 2}),
+    "multiclass_f1_score.samplewise": ("multiclass_multidim", {**MC, "multidim_average": "samplewise"}),
+    "binary_auroc.max_fpr": ("binary", {"max_fpr": 0.5}),
+    "binary_roc.thresholds": ("binary", {"thresholds": 5}),
+    "binary_accuracy.no_validation": ("binary", {"validate_args": False}),
+    "multiclass_accuracy.no_validation": ("multiclass", {**MC, "validate_args": False}),
     # regression
     "mean_squared_error": ("regression", {}), "mean_absolute_error": ("regression", {}),
     "r2_score": ("regression", {}), "pearson_corrcoef": ("regression", {}), "spearman_corrcoef": ("regression", {}),
@@ -105,6 +123,16 @@ MODULES: dict[str, tuple[str, dict[str, Any]]] = {
     "MaxMetric": ("one", {}), "MinMetric": ("one", {}), "CatMetric": ("one", {}), "RunningMean": ("one", {}),
     "SignalNoiseRatio": ("audio", {}), "MeanAbsoluteError": ("regression", {}),
     "BinaryPrecisionRecallCurve": ("binary", {}), "MultilabelAveragePrecision": ("multilabel", ML),
+    "MulticlassAUROC": ("multiclass", MC), "BinaryMatthewsCorrCoef": ("binary", {}),
+    "MulticlassCohenKappa": ("multiclass", MC), "MultilabelF1Score": ("multilabel", ML),
+    "KendallRankCorrCoef": ("regression", {}), "ExplainedVariance": ("regression", {}),
+    "CosineSimilarity": ("matrix", {}), "KLDivergence": ("distribution", {}),
+    "MeanAbsolutePercentageError": ("positive", {}), "TweedieDevianceScore": ("positive", {}),
+    "ScaleInvariantSignalDistortionRatio": ("audio", {}), "RetrievalMRR": ("retrieval_indexed", {}),
+    "RetrievalNormalizedDCG": ("retrieval_indexed", {}), "RetrievalPrecision": ("retrieval_indexed", {"top_k": 2}),
+    "UniversalImageQualityIndex": ("image", {}), "TotalVariation": ("single_image", {}),
+    "MutualInfoScore": ("labels", {}), "CramersV": ("labels", {"num_classes": 3}),
+    "Dice": ("multiclass", {"num_classes": 4}), "MeanIoU": ("segmentation", {"num_classes": 3}),
 }
 
 
@@ -132,6 +160,8 @@ def inputs(kind: str) -> tuple[Any, ...]:
         "multiclass": lambda: (randn(32, 4).softmax(-1), randint(4, 32)),
         "multiclass_multidim": lambda: (randint(4, 8, 5), randint(4, 8, 5)),
         "multilabel": lambda: (rand(32, 3), randint(2, 32, 3)),
+        "multilabel_int": lambda: (randint(2, 32, 3), randint(2, 32, 3)),
+        "retrieval_indexed": lambda: (rand(12), randint(2, 12), torch.arange(12) // 4),
         "regression": lambda: (randn(32), randn(32)),
         "matrix": lambda: (randn(8, 5), randn(8, 5)),
         "positive": lambda: (rand(32) + 0.1, rand(32) + 0.1),
@@ -166,7 +196,10 @@ def find(package: str, name: str) -> Any:
         area, name = name.rsplit(".", 1)
         return getattr(importlib.import_module(f"{package}.{area}"), name)
     for area in AREAS:
-        module = importlib.import_module(package + area)
+        try:
+            module = importlib.import_module(package + area)
+        except ModuleNotFoundError:
+            continue
         if callable(found := getattr(module, name, None)):
             return found
     raise AttributeError(f"no {name} in {package}")
@@ -178,7 +211,8 @@ def build(name: str) -> Built:
     group, rest = name.split(".", 1)
     if group == "F":
         kind, static = FUNCTIONAL[rest]
-        model = Call(find("torchmetrics.functional", rest), **static)
+        model = Call(find("torchmetrics.functional", rest.split(".")[0] if "." in rest and not
+                          rest.startswith("segmentation.") else rest), **static)
     else:
         kind, keywords = MODULES[rest]
         model = find("torchmetrics", rest)(**keywords)
