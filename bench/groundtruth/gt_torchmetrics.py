@@ -132,7 +132,7 @@ MODULES: dict[str, tuple[str, dict[str, Any]]] = {
     "RetrievalNormalizedDCG": ("retrieval_indexed", {}), "RetrievalPrecision": ("retrieval_indexed", {"top_k": 2}),
     "UniversalImageQualityIndex": ("image", {}), "TotalVariation": ("single_image", {}),
     "MutualInfoScore": ("labels", {}), "CramersV": ("labels", {"num_classes": 3}),
-    "Dice": ("multiclass", {"num_classes": 4}), "MeanIoU": ("segmentation", {"num_classes": 3}),
+    "MeanIoU": ("segmentation", {"num_classes": 3}),
 }
 
 
