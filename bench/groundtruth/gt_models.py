@@ -7,10 +7,13 @@ random weights (nothing is downloaded) and example inputs small enough for a CPU
 
 Libraries: ``diffusers`` (the eight factories of ``fixtures/diffusers/tiny_models.py`` plus a few
 more configurations), ``timm`` (``timm.create_model(name, pretrained=False)`` at each model's own
-input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
-random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features:
-break-rich too) and ``monai`` (2-D networks, losses, metrics; speechbrain needs a torchaudio that
-the index lacks for torch 2.13).
+input size), ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
+random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features and its
+functions: break-rich too) and ``monai`` (2-D networks, losses, metrics) have their tables here or in
+``gt_<library>.py``. The libraries of ``BUILDER_MODULES`` (torchmetrics, x-transformers,
+vector-quantize-pytorch, vit-pytorch, torchdiffeq, torchsde, Pyro, GPyTorch, e3nn, fair-esm, LitGPT)
+each have one builder module with ``names()`` (no torch) and ``build(name)``. speechbrain, encodec
+and torchaudio's models are absent: they need a torchaudio that the index lacks for torch 2.13.
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
