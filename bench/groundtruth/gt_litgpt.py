@@ -72,7 +72,7 @@ def build(name: str) -> Built:
             self.model = model
 
         def forward(self, *prompts: torch.Tensor) -> Any:
-            options = {"greedy": {"temperature": 0.0}, "top_k": {"top_k": 5}, "top_p": {"top_p": 0.8},
+            options: dict[str, Any] = {"greedy": {"temperature": 0.0}, "top_k": {"top_k": 5}, "top_p": {"top_p": 0.8},
                        "eos": {"eos_id": 7}}[item]
             return generate.generate(self.model, prompts[0], 14, **options)
 

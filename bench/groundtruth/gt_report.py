@@ -59,7 +59,7 @@ def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = 
     rows = ["## The compile side (every library, both halves)\n",
             "| library | half | version | models ok / run | break events | break sites | data-dependent control flow |",
             "|---|---|---|---|---|---|---|"]
-    totals = collections.Counter()
+    totals: collections.Counter[str] = collections.Counter()
     for library, lib in sorted(libraries.items()):
         statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
         version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")

@@ -70,7 +70,7 @@ FUNCTIONAL: dict[str, tuple[str, dict[str, Any]]] = {
     "symmetric_mean_absolute_percentage_error": ("positive", {}),
     "weighted_mean_absolute_percentage_error": ("positive", {}), "mean_squared_log_error": ("positive", {}),
     "tweedie_deviance_score": ("positive", {"power": 1.5}), "kl_divergence": ("distribution", {}),
-    "js_divergence": ("distribution", {}), "log_cosh_error": ("regression", {}),
+    "log_cosh_error": ("regression", {}),
     "concordance_corrcoef": ("regression", {}), "relative_squared_error": ("regression", {}),
     "minkowski_distance": ("regression", {"p": 3.0}), "critical_success_index": ("positive", {"threshold": 0.5}),
     "normalized_root_mean_squared_error": ("regression", {}),
@@ -209,6 +209,7 @@ def build(name: str) -> Built:
     from gt_calls import Call
 
     group, rest = name.split(".", 1)
+    model: Any
     if group == "F":
         kind, static = FUNCTIONAL[rest]
         model = Call(find("torchmetrics.functional", rest.split(".")[0] if "." in rest and not
