@@ -136,10 +136,10 @@ def monai_names() -> list[str]:
     """MONAI's model names: the keys of ``gt_monai.py``'s builder tables, read without importing torch."""
     import ast
 
-    tables = ("NETWORKS", "LOSSES", "METRICS")
+    tables = {"NETWORKS": "", "LOSSES": "", "METRICS": "", "_TRANSFORMS": "transforms."}  # table -> prefix
     tree = ast.parse((Path(__file__).with_name("gt_monai.py")).read_text(encoding="utf-8"))
-    return [key.value for node in tree.body if isinstance(node, ast.AnnAssign)
-            and getattr(node.target, "id", "") in tables for key in node.value.keys]
+    return [tables[node.target.id] + key.value for node in tree.body if isinstance(node, ast.AnnAssign)
+            and getattr(node.target, "id", "") in tables for key in node.value.keys]  # type: ignore[union-attr]
 
 
 QUICK = ("diffusers/unet_2d", "diffusers/flux", "timm/resnet18", "timm/vit_tiny_patch16_224",
@@ -161,7 +161,7 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     if library in BUILDER_MODULES:
         import importlib
 
-        return importlib.import_module(BUILDER_MODULES[library]).build(name)  # type: ignore[no-any-return]
+        return importlib.import_module(BUILDER_MODULES[library]).build(name)
     builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
         "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia, "monai": _monai,
     }[library]
