@@ -49,3 +49,21 @@ def test_every_install_is_pinned_and_constrained_to_the_one_torch(tmp_path: Path
     named = [a for c in installs for a in c[c.index("-c") + 2:] if not a.startswith("-") and "/" not in a]
     assert set(named) == set(requirements)  # nothing unpinned
     assert not any(r.split("==")[0] in ("transformers", "peft", "sentence-transformers") for r in requirements)
+
+
+def test_the_compile_side_counts_sites_and_data_dependent_ones_per_half() -> None:
+    import gt_report
+
+    def result(*breaks: tuple[str, int, str]) -> dict[str, object]:
+        found = [{"file": f"/lib/{p}", "rel": p, "line": n, "gb_id": gb, "reason": ""} for p, n, gb in breaks]
+        return {"version": "1", "modes": {"eval": {"traced": [], "breaks": found, "graphs": 1, "error": None}}}
+
+    results = {
+        "a/m1": result(("x.py", 3, "GB0170"), ("x.py", 9, "GB0007")),
+        "a/m2": result(("x.py", 3, "GB0170")),  # the same site again
+        "b/m1": result(("y.py", 1, "GB0124")),
+    }
+    table = "\n".join(gt_report.compile_table(results, sealed=("b",)))
+    assert "| a | dev | 1 | 2 / 2 | 3 | 2 | 1 |" in table
+    assert "| b | sealed | 1 | 1 / 1 | 1 | 1 | 1 |" in table
+    assert "| **dev half** | | | | | 2 | 1 |" in table and "| **sealed half** | | | | | 1 | 1 |" in table
