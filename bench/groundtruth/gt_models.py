@@ -107,12 +107,21 @@ BUILDER_MODULES: dict[str, str] = {
 }
 
 
+# torch_geometric models added for issue 22: the keys of ``gt_pyg.EXTRA``, read without importing torch.
+def pyg_extra() -> list[str]:
+    import ast
+
+    tree = ast.parse((HERE / "gt_pyg.py").read_text(encoding="utf-8"))
+    return [key.value for node in tree.body if isinstance(node, ast.AnnAssign)  # type: ignore[union-attr]
+            and getattr(node.target, "id", "") == "EXTRA" for key in node.value.keys]  # type: ignore[union-attr]
+
+
 def catalog() -> list[str]:
     """Every model id, ``library/name``, in a fixed order."""
     import importlib
 
     return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
-            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()]
+            + [f"torch_geometric/{n}" for n in PYG + tuple(pyg_extra())] + [f"kornia/{n}" for n in kornia_names()]
             + [f"monai/{n}" for n in monai_names()]
             + [f"{lib}/{n}" for lib, module in BUILDER_MODULES.items()
                if (HERE / f"{module}.py").exists() for n in importlib.import_module(module).names()])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import os
+from importlib import metadata
 from typing import Any
 
 import gt_runner
@@ -53,6 +54,17 @@ def collect(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return libraries
 
 
+def _version(library: str, lib: dict[str, Any]) -> str:
+    """The library's version as its models recorded it, else as its distribution's metadata says."""
+    recorded = next((r["version"] for r in lib["models"].values() if r.get("version") not in (None, "?")), None)
+    if recorded:
+        return str(recorded)
+    try:
+        return metadata.version(gt_static.distribution(library))
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
 def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = ()) -> list[str]:
     """The compile side per library (no dynalint): models, break sites, data-dependent ones, and the half."""
     libraries = collect(results)
@@ -62,7 +74,7 @@ def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = 
     totals: collections.Counter[str] = collections.Counter()
     for library, lib in sorted(libraries.items()):
         statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
-        version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
+        version = _version(library, lib)
         dependent = sum(site.data_dependent for site in lib["sites"].values())
         half = "sealed" if library in sealed else "dev"
         rows.append(f"| {library} | {half} | {version} | {statuses['ok']} / {len(lib['models'])} | {lib['events']} "
@@ -118,7 +130,7 @@ def render(results: dict[str, dict[str, Any]], command: str, half: str = "develo
         scored[library] = (result, static)
         total.merge(result)
         statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
-        version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
+        version = _version(library, lib)
         graphs = sum(m["graphs"] for r in lib["models"].values() for m in r.get("modes", {}).values())
         dependent = sum(site.data_dependent for site in lib["sites"].values())
         rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "

@@ -106,6 +106,18 @@ FUNCTIONAL: dict[str, tuple[str, dict[str, Any]]] = {
     "dunn_index": ("cluster_data", {}),
     "cramers_v": ("labels", {}), "tschuprows_t": ("labels", {}), "pearsons_contingency_coefficient": ("labels", {}),
     "theils_u": ("labels", {}), "fleiss_kappa": ("counts", {}),
+    # text (lists of strings), detection (panoptic segmentations), audio permutations, shapes
+    "char_error_rate": ("text", {}), "word_error_rate": ("text", {}), "match_error_rate": ("text", {}),
+    "word_information_lost": ("text", {}), "word_information_preserved": ("text", {}),
+    "edit_distance": ("text", {}), "extended_edit_distance": ("text", {}), "bleu_score": ("text_refs", {}),
+    "sacre_bleu_score": ("text_refs", {}), "chrf_score": ("text_refs", {}), "translation_edit_rate": ("text_refs", {}),
+    "perplexity": ("language_model", {}),
+    "panoptic_quality": ("panoptic", {"things": {0, 1}, "stuffs": {2}}),
+    "modified_panoptic_quality": ("panoptic", {"things": {0, 1}, "stuffs": {2}}),
+    "permutation_invariant_training": ("audio_sources", {"metric_func": "signal_noise_ratio",
+                                                           "eval_func": "max"}),
+    "complex_scale_invariant_signal_noise_ratio": ("complex_audio", {}),
+    "procrustes_disparity": ("points", {}),
     # segmentation
     "segmentation.mean_iou": ("segmentation", {"num_classes": 3}),
     "segmentation.generalized_dice_score": ("segmentation", {"num_classes": 3}),
@@ -130,6 +142,11 @@ MODULES: dict[str, tuple[str, dict[str, Any]]] = {
     "MeanAbsolutePercentageError": ("positive", {}), "TweedieDevianceScore": ("positive", {}),
     "ScaleInvariantSignalDistortionRatio": ("audio", {}), "RetrievalMRR": ("retrieval_indexed", {}),
     "RetrievalNormalizedDCG": ("retrieval_indexed", {}), "RetrievalPrecision": ("retrieval_indexed", {"top_k": 2}),
+    "wrappers.BootStrapper": ("regression", {"base": "MeanSquaredError", "num_bootstraps": 3}),
+    "wrappers.ClasswiseWrapper": ("multiclass", {"base": "MulticlassAccuracy", **MC, "average": None}),
+    "wrappers.MinMaxMetric": ("binary", {"base": "BinaryAccuracy"}),
+    "wrappers.MultioutputWrapper": ("regression_2d", {"base": "R2Score", "num_outputs": 2}),
+    "wrappers.Running": ("one", {"base": "SumMetric", "window": 3}),
     "UniversalImageQualityIndex": ("image", {}), "TotalVariation": ("single_image", {}),
     "MutualInfoScore": ("labels", {}), "CramersV": ("labels", {"num_classes": 3}),
     "MeanIoU": ("segmentation", {"num_classes": 3}),
@@ -180,19 +197,28 @@ def inputs(kind: str) -> tuple[Any, ...]:
         "counts": lambda: (randint(4, 10, 3),),
         "segmentation": lambda: (randint(3, 2, 16, 16), randint(3, 2, 16, 16)),
         "one": lambda: (randn(16),),
+        "regression_2d": lambda: (randn(16, 2), randn(16, 2)),
+        "text": lambda: (["the cat sat on the mat", "a quick brown fox"], ["the cat sat on a mat", "quick brown fox"]),
+        "text_refs": lambda: (["the cat sat on the mat", "a quick brown fox"],
+                              [["the cat sat on a mat"], ["a quick brown dog", "the quick brown fox"]]),
+        "language_model": lambda: (randn(2, 6, 10), randint(10, 2, 6)),
+        "panoptic": lambda: (torch.stack([randint(3, 2, 8, 8), randint(2, 2, 8, 8)], -1),
+                             torch.stack([randint(3, 2, 8, 8), randint(2, 2, 8, 8)], -1)),
+        "complex_audio": lambda: (randn(2, 9, 20, 2), randn(2, 9, 20, 2)),
+        "points": lambda: (randn(2, 6, 3), randn(2, 6, 3)),
     }
     return table[kind]()
 
 
 AREAS = ("", ".classification", ".regression", ".image", ".retrieval", ".audio", ".pairwise", ".clustering",
-         ".nominal", ".segmentation", ".aggregation", ".wrappers")
+         ".nominal", ".segmentation", ".aggregation", ".wrappers", ".text", ".detection", ".shape")
 
 
 def find(package: str, name: str) -> Any:
     """``name`` from ``package`` or the first of its areas (``AREAS``) that has it."""
     import importlib
 
-    if "." in name:
+    if "." in name:  # a module path given, as in ``segmentation.mean_iou`` or ``wrappers.Running``
         area, name = name.rsplit(".", 1)
         return getattr(importlib.import_module(f"{package}.{area}"), name)
     for area in AREAS:
@@ -212,11 +238,19 @@ def build(name: str) -> Built:
     model: Any
     if group == "F":
         kind, static = FUNCTIONAL[rest]
+        if isinstance(static.get("metric_func"), str):  # a metric given by name, as the table is plain data
+            static = {**static, "metric_func": find("torchmetrics.functional", static["metric_func"])}
         model = Call(find("torchmetrics.functional", rest.split(".")[0] if "." in rest and not
                           rest.startswith("segmentation.") else rest), **static)
     else:
         kind, keywords = MODULES[rest]
-        model = find("torchmetrics", rest)(**keywords)
+        if rest.startswith("wrappers."):  # a wrapper around a metric of the same kind
+            keywords = dict(keywords)
+            inner = {k: keywords.pop(k) for k in ("num_classes", "average") if k in keywords}
+            base = find("torchmetrics", keywords.pop("base"))(**inner)
+            model = find("torchmetrics", rest)(base, **keywords)
+        else:
+            model = find("torchmetrics", rest)(**keywords)
     # One eager call first, as a program would have made: torchmetrics settles its lazy requirement
     # checks (``RequirementCache``, which reads package metadata) on first use, which Dynamo cannot trace.
     model(*inputs(kind))
