@@ -146,3 +146,34 @@ BUILDERS.update({
     "metrics.aepe": library_call("kornia.metrics", "aepe", _image(2).permute(0, 2, 3, 1),
                                  _image(2).flip(1).permute(0, 2, 3, 1)),
 })
+
+
+def _container(name: str) -> Callable[[], Built]:
+    """Augmentation containers and automatic policies: random choices of which transforms run."""
+    def build() -> Built:
+        import kornia.augmentation.auto as auto
+
+        flips = (A.RandomHorizontalFlip(p=0.5), A.RandomAffine(degrees=10.0, p=0.5), A.ColorJitter(0.1, 0.1, p=0.5))
+        model: Any = {
+            "AugmentationSequential": lambda: A.AugmentationSequential(*flips),
+            "AugmentationSequential.random_apply": lambda: A.AugmentationSequential(*flips, random_apply=2),
+            "ImageSequential.random_apply": lambda: A.ImageSequential(*flips, random_apply=(1, 2)),
+            "VideoSequential": lambda: A.VideoSequential(*flips, data_format="BTCHW"),
+            "AutoAugment": lambda: auto.AutoAugment(),
+            "RandAugment": lambda: auto.RandAugment(n=2, m=10),
+            "TrivialAugment": lambda: auto.TrivialAugment(),
+        }[name]()
+        image = _image()
+        return model, (image[:, None].expand(2, 3, 3, 32, 32).contiguous() if name == "VideoSequential" else image,), {}
+    return build
+
+
+BUILDERS.update({
+    "container.AugmentationSequential": _container("AugmentationSequential"),
+    "container.AugmentationSequential.random_apply": _container("AugmentationSequential.random_apply"),
+    "container.ImageSequential.random_apply": _container("ImageSequential.random_apply"),
+    "container.VideoSequential": _container("VideoSequential"),
+    "container.AutoAugment": _container("AutoAugment"),
+    "container.RandAugment": _container("RandAugment"),
+    "container.TrivialAugment": _container("TrivialAugment"),
+})
