@@ -116,7 +116,7 @@ def render(results: dict[str, dict[str, Any]], command: str, half: str = "develo
     out = [f"# Ground truth: static dynalint against real graph breaks ({half} half)\n",
            f"`{command}` on torch {gt_runner.cache_folder().name.removeprefix('torch-')}, CPU, "
            "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode. Scored below: the "
-           f"{half} half ({', '.join(sorted(libraries))}).\n", *(compile_side or [])]
+           f"{half} half ({', '.join(sorted(libraries)) or 'no library of it selected'}).\n", *(compile_side or [])]
     total = Score()
     scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
     rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
