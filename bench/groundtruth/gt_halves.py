@@ -11,10 +11,15 @@ Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``RE
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # dynalint's own requirement on older Pythons
+    import tomli as tomllib
 
 SEALED_FILE = Path(__file__).resolve().with_name("sealed.toml")
 
