@@ -31,3 +31,15 @@ def test_precision_recall_misses_and_false_positives() -> None:
     assert result.per_rule["DYN101"].value == 1.0 and result.per_rule["DYN104"].value == 0.0
     assert result.per_gb["GB0036"].value == 0.0 and result.per_gb["unknown"].total == 1
     assert result.rule_sites == {"DYN101": 1}
+
+
+def test_data_dependent_sites_by_gb_id_then_by_reason() -> None:
+    from gt_score import DATA_DEPENDENT, is_data_dependent
+
+    assert {"GB0170", "GB0124", "GB0036", "GB0038"} <= DATA_DEPENDENT.keys()
+    assert Site("a.py", 1, {"GB0170"}).data_dependent  # if tensor:
+    assert Site("a.py", 1, {"GB0007", "GB0124"}).data_dependent  # any of its ids counts
+    assert not Site("a.py", 1, {"GB0007"}).data_dependent  # a skipped function
+    assert not Site("a.py", 1, {"GB0007"}, {"Tensor.item() ..."}).data_dependent  # an id decides, not words
+    assert is_data_dependent((), ["Data-dependent branching"])  # no id: Dynamo's reason
+    assert not is_data_dependent((), ["call to a skipped function"])

@@ -2,10 +2,10 @@
 
     python bench/groundtruth/groundtruth.py [--quick] [--models PATTERN,...] [--jobs 2] [--timeout 300]
                                             [--fresh] [--cached] [--out bench/groundtruth/summary.md]
+                                            [--setup] [--sealed] [--compile-only]
 
-For each model of the catalogue (``gt_models.py``: diffusers, timm, torch_geometric, at tiny sizes
-with random weights) a worker process (``gt_worker.py``) compiles it on the installed torch with
-``backend="eager"``, in eval (``no_grad``) and train mode, and records the graph-break sites (file,
+For each model of the catalogue (``gt_models.py``: 16 libraries, at tiny sizes with random weights)
+a worker process (``gt_worker.py``) compiles it on the installed torch with ``backend="eager"``, in eval (``no_grad``) and train mode, and records the graph-break sites (file,
 line, GB id) and the traced lines of the library, through the observers ``--verify`` uses. Results
 are cached per model (``gt_runner.py``). Then dynalint lints each library's installed source in
 process (``gt_static.py``) and the findings are scored against the union of the models' breaks
@@ -13,6 +13,10 @@ process (``gt_static.py``) and the findings are scored against the union of the 
 
 ``--models`` takes ``fnmatch`` patterns over ids such as ``timm/resnet18`` or ``torch_geometric/*``;
 ``--quick`` is a ten-model subset; ``--cached`` scores only what the cache holds (runs nothing).
+The summary scores the development half only; the sealed half (``sealed.toml``, ``gt_halves``) is
+scored with ``--sealed`` alone. ``--compile-only`` prints the break sites of both halves and scores
+nothing. ``--setup`` installs the libraries first (``gt_setup.py``); the driver runs itself in that
+environment (``--venv``) whenever it exists.
 ``transformers`` is deliberately absent: it is the held-out corpus, never tuned or measured on here.
 """
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,9 +32,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import gt_halves  # noqa: E402
 import gt_models  # noqa: E402
-import gt_report  # noqa: E402
-import gt_runner  # noqa: E402
+import gt_setup  # noqa: E402
 
 
 def select(patterns: str | None, quick: bool) -> list[str]:
@@ -42,6 +47,17 @@ def select(patterns: str | None, quick: bool) -> list[str]:
     return [m for m in everything if any(fnmatch.fnmatch(m, p) or m.endswith("/" + p) for p in wanted)]
 
 
+def in_environment(venv: Path | None) -> None:
+    """Run this driver again with ``venv``'s Python (where the libraries are) unless it already is that one."""
+    if venv is None or not (venv / "bin" / "python").exists():
+        return
+    if Path(sys.prefix).resolve() == venv.resolve():
+        return
+    python = str(venv / "bin" / "python")
+    arguments = [a for a in sys.argv[1:] if a != "--setup"]
+    os.execv(python, [python, str(Path(__file__).resolve()), *arguments])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", help="comma-separated fnmatch patterns over model ids")
@@ -51,7 +67,21 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="ignore cached model results")
     parser.add_argument("--cached", action="store_true", help="score cached results only; run nothing")
     parser.add_argument("--out", type=Path, help="also write the Markdown summary here")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="print the compile side of every library (break sites), score nothing")
+    parser.add_argument("--sealed", action="store_true",
+                        help="score the sealed half (sealed.toml) instead of the development half")
+    parser.add_argument("--setup", action="store_true", help="create or update the environment first (gt_setup.py)")
+    parser.add_argument("--venv", type=Path, default=gt_setup.VENV,
+                        help=f"the environment to run in (default {gt_setup.VENV})")
+    parser.add_argument("--no-venv", action="store_true", help="run with this Python, whatever it has installed")
     options = parser.parse_args()
+    if options.setup:
+        gt_setup.install(options.venv)
+    in_environment(None if options.no_venv else options.venv.expanduser())
+    import gt_report
+    import gt_runner
+
     models = select(options.models, options.quick)
     if not models:
         raise SystemExit("no model matches --models")
@@ -60,7 +90,15 @@ def main() -> None:
                                 only_cached=options.cached, progress=lambda line: print(line, file=sys.stderr))
     print(f"{len(results)} model results in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = "python bench/groundtruth/groundtruth.py " + " ".join(sys.argv[1:])
-    text = gt_report.render(results, command.strip())
+    sealed = gt_halves.load()
+    compile_side = gt_report.compile_table(results, sealed.libraries)
+    if options.compile_only:
+        print("\n".join(compile_side))
+        return
+    scored = gt_halves.half({m.split("/", 1)[0] for m in results}, sealed, options.sealed)
+    half = "sealed" if options.sealed else "development"
+    text = gt_report.render({m: r for m, r in results.items() if m.split("/", 1)[0] in scored}, command.strip(),
+                            half=half, compile_side=compile_side)
     print(text)
     if options.out:
         options.out.write_text(text + "\n", encoding="utf-8")

@@ -36,6 +36,22 @@ class Call(nn.Module):
         return [self.function]
 
 
+class Method(nn.Module):
+    """One method of a library module (``generate``, ``sample``, ``integrate``) as the compiled forward."""
+
+    def __init__(self, owner: nn.Module, name: str, **static: Any) -> None:
+        super().__init__()
+        self.owner = owner
+        self.name = name
+        self.static = static
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self.owner, self.name)(*args, **self.static, **kwargs)
+
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [getattr(type(self.owner), self.name)]
+
+
 def entry_points(model: Any) -> list[str]:
     """The library code a compiled ``model`` enters, as ``module:qualname``: what a bench wrapper says it
     calls (``entry_points()``), else the model's own class (its ``forward``)."""

@@ -7,10 +7,13 @@ random weights (nothing is downloaded) and example inputs small enough for a CPU
 
 Libraries: ``diffusers`` (the eight factories of ``fixtures/diffusers/tiny_models.py`` plus a few
 more configurations), ``timm`` (``timm.create_model(name, pretrained=False)`` at each model's own
-input size) and ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
-random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features:
-break-rich too) and ``monai`` (2-D networks, losses, metrics; speechbrain needs a torchaudio that
-the index lacks for torch 2.13).
+input size), ``torch_geometric`` (layers, pooling, aggregations, norms and whole models on a small
+random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features and its
+functions: break-rich too) and ``monai`` (2-D networks, losses, metrics) have their tables here or in
+``gt_<library>.py``. The libraries of ``BUILDER_MODULES`` (torchmetrics, x-transformers,
+vector-quantize-pytorch, vit-pytorch, torchdiffeq, torchsde, Pyro, GPyTorch, e3nn, fair-esm, LitGPT)
+each have one builder module with ``names()`` (no torch) and ``build(name)``. speechbrain, encodec
+and torchaudio's models are absent: they need a torchaudio that the index lacks for torch 2.13.
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
@@ -22,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]  # the checkout
 
 # Each name is one architecture family's smallest variant that timm ships.
 TIMM = (
@@ -87,11 +91,40 @@ PYG = (
 )
 
 
+# Libraries whose builder module has ``names()`` (no torch) and ``build(name)``: import name -> module.
+BUILDER_MODULES: dict[str, str] = {
+    "torchmetrics": "gt_torchmetrics",
+    "x_transformers": "gt_xtransformers",
+    "vector_quantize_pytorch": "gt_vq",
+    "vit_pytorch": "gt_vit",
+    "torchdiffeq": "gt_torchdiffeq",
+    "torchsde": "gt_torchsde",
+    "pyro": "gt_pyro",
+    "gpytorch": "gt_gpytorch",
+    "e3nn": "gt_e3nn",
+    "esm": "gt_esm",
+    "litgpt": "gt_litgpt",
+}
+
+
+# torch_geometric models added for issue 22: the keys of ``gt_pyg.EXTRA``, read without importing torch.
+def pyg_extra() -> list[str]:
+    import ast
+
+    tree = ast.parse((HERE / "gt_pyg.py").read_text(encoding="utf-8"))
+    return [key.value for node in tree.body if isinstance(node, ast.AnnAssign)  # type: ignore[union-attr]
+            and getattr(node.target, "id", "") == "EXTRA" for key in node.value.keys]  # type: ignore[union-attr]
+
+
 def catalog() -> list[str]:
     """Every model id, ``library/name``, in a fixed order."""
+    import importlib
+
     return ([f"diffusers/{n}" for n in DIFFUSERS_FIXTURE + DIFFUSERS_EXTRA] + [f"timm/{n}" for n in TIMM]
-            + [f"torch_geometric/{n}" for n in PYG] + [f"kornia/{n}" for n in kornia_names()]
-            + [f"monai/{n}" for n in monai_names()])
+            + [f"torch_geometric/{n}" for n in PYG + tuple(pyg_extra())] + [f"kornia/{n}" for n in kornia_names()]
+            + [f"monai/{n}" for n in monai_names()]
+            + [f"{lib}/{n}" for lib, module in BUILDER_MODULES.items()
+               if (HERE / f"{module}.py").exists() for n in importlib.import_module(module).names()])
 
 
 def kornia_names() -> list[str]:
@@ -112,10 +145,10 @@ def monai_names() -> list[str]:
     """MONAI's model names: the keys of ``gt_monai.py``'s builder tables, read without importing torch."""
     import ast
 
-    tables = ("NETWORKS", "LOSSES", "METRICS")
+    tables = {"NETWORKS": "", "LOSSES": "", "METRICS": "", "_TRANSFORMS": "transforms."}  # table -> prefix
     tree = ast.parse((Path(__file__).with_name("gt_monai.py")).read_text(encoding="utf-8"))
-    return [key.value for node in tree.body if isinstance(node, ast.AnnAssign)
-            and getattr(node.target, "id", "") in tables for key in node.value.keys]
+    return [tables[node.target.id] + key.value for node in tree.body if isinstance(node, ast.AnnAssign)
+            and getattr(node.target, "id", "") in tables for key in node.value.keys]  # type: ignore[union-attr]
 
 
 QUICK = ("diffusers/unet_2d", "diffusers/flux", "timm/resnet18", "timm/vit_tiny_patch16_224",
@@ -134,6 +167,10 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
 
     torch.manual_seed(0)
     library, name = model_id.split("/", 1)
+    if library in BUILDER_MODULES:
+        import importlib
+
+        return importlib.import_module(BUILDER_MODULES[library]).build(name)
     builder: Callable[[str], tuple[Any, tuple[Any, ...], dict[str, Any]]] = {
         "timm": _timm, "diffusers": _diffusers, "torch_geometric": _pyg, "kornia": _kornia, "monai": _monai,
     }[library]

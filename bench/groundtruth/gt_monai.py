@@ -140,4 +140,71 @@ METRICS: dict[str, Callable[[], Built]] = {
     "networks.predict_segmentation": library_call("monai.networks.utils", "predict_segmentation", LOGITS),
 }
 
-BUILDERS: dict[str, Callable[[], Built]] = {**NETWORKS, **LOSSES, **METRICS}
+# Array transforms: callables (not modules) on one channel-first 2-D image or label map, each compiled
+# through ``gt_calls.Call``. Name -> (class, constructor keywords, input: a key of ``inputs`` below).
+_TRANSFORMS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "CropForeground": ("CropForeground", {}, "label"),
+    "FillHoles": ("FillHoles", {}, "label"), "LabelToContour": ("LabelToContour", {}, "label"),
+    "ScaleIntensityRangePercentiles": ("ScaleIntensityRangePercentiles",
+                                       {"lower": 5, "upper": 95, "b_min": 0.0, "b_max": 1.0}, "image"),
+    "NormalizeIntensity": ("NormalizeIntensity", {"nonzero": True}, "image"),
+    "ThresholdIntensity": ("ThresholdIntensity", {"threshold": 0.5}, "image"),
+    "ClipIntensityPercentiles": ("ClipIntensityPercentiles", {"lower": 5, "upper": 95}, "image"),
+    "HistogramNormalize": ("HistogramNormalize", {"num_bins": 16}, "image"),
+    "SpatialCrop": ("SpatialCrop", {"roi_center": (16, 16), "roi_size": (8, 8)}, "image"),
+    "BorderPad": ("BorderPad", {"spatial_border": 2}, "image"), "DivisiblePad": ("DivisiblePad", {"k": 12}, "image"),
+    "CenterSpatialCrop": ("CenterSpatialCrop", {"roi_size": (16, 16)}, "image"),
+    "RandSpatialCrop": ("RandSpatialCrop", {"roi_size": (16, 16)}, "image"),
+    "Resize": ("Resize", {"spatial_size": (24, 24)}, "image"), "Rotate": ("Rotate", {"angle": 0.3}, "image"),
+    "Zoom": ("Zoom", {"zoom": 1.2}, "image"), "Flip": ("Flip", {"spatial_axis": 0}, "image"),
+    "AsDiscrete": ("AsDiscrete", {"argmax": True, "to_onehot": 3}, "probs"),
+    "BoundingRect": ("BoundingRect", {}, "label"),
+    "ScaleIntensity": ("ScaleIntensity", {}, "image"),
+    "ScaleIntensityRange": ("ScaleIntensityRange", {"a_min": 0.0, "a_max": 1.0, "b_min": -1.0, "b_max": 1.0}, "image"),
+    "RandGaussianNoise": ("RandGaussianNoise", {"prob": 1.0}, "image"),
+    "GaussianSmooth": ("GaussianSmooth", {"sigma": 1.0}, "image"), "GaussianSharpen": ("GaussianSharpen", {}, "image"),
+    "SavitzkyGolaySmooth": ("SavitzkyGolaySmooth", {"window_length": 5, "order": 2}, "image"),
+    "DetectEnvelope": ("DetectEnvelope", {}, "image"), "AdjustContrast": ("AdjustContrast", {"gamma": 1.5}, "image"),
+    "RandBiasField": ("RandBiasField", {"prob": 1.0}, "image"),
+    "RandHistogramShift": ("RandHistogramShift", {"prob": 1.0}, "image"),
+    "GibbsNoise": ("GibbsNoise", {"alpha": 0.5}, "image"),
+    "KSpaceSpikeNoise": ("KSpaceSpikeNoise", {"loc": (0, 4, 4), "k_intensity": 10.0}, "image"),
+    "RandCoarseDropout": ("RandCoarseDropout", {"holes": 2, "spatial_size": 4, "prob": 1.0}, "image"),
+    "RandCoarseShuffle": ("RandCoarseShuffle", {"holes": 2, "spatial_size": 4, "prob": 1.0}, "image"),
+    "Rotate90": ("Rotate90", {}, "image"), "RandAffine": ("RandAffine", {"prob": 1.0, "rotate_range": 0.3}, "image"),
+    "Rand2DElastic": ("Rand2DElastic", {"spacing": 8, "magnitude_range": (1, 2), "prob": 1.0}, "image"),
+    "GridDistortion": ("GridDistortion", {"num_cells": 2, "distort_steps": [(1.0, 1.1, 0.9)] * 2}, "image"),
+    "GridPatch": ("GridPatch", {"patch_size": (8, 8)}, "image"),
+    "LabelFilter": ("LabelFilter", {"applied_labels": [1]}, "label"),
+    "SobelGradients": ("SobelGradients", {}, "image"),
+    "DistanceTransformEDT": ("DistanceTransformEDT", {}, "label"),
+    "MaskIntensity": ("MaskIntensity", {"mask_data": None}, "image"),
+    "MedianSmooth": ("MedianSmooth", {}, "image"), "IntensityStats": ("IntensityStats", {"ops": ["mean", "max"],
+                                                                                         "key_prefix": "s"}, "image"),
+    "ProbNMS": ("ProbNMS", {"spatial_dims": 2, "box_size": 4}, "heat"),
+    "GenerateHeatmap": ("GenerateHeatmap", {"sigma": 2.0, "spatial_shape": (16, 16)}, "points"),
+}
+
+
+def _transform(name: str) -> Callable[[], Built]:
+    def build() -> Built:
+        import monai.transforms as T
+        from gt_calls import Call
+
+        cls, keywords, kind = _TRANSFORMS[name]
+        label = (LABELS[:1, :1] > 0).float()
+        label[..., 6:10, 6:10] = 0.0  # a hole, for the filling and component transforms
+        inputs = {"image": IMAGE[0], "label": label[0], "probs": LOGITS[0].softmax(0),
+                  "heat": LOGITS[0, 0].sigmoid(), "points": torch.tensor([[4.0, 5.0], [10.0, 12.0]])}
+        if cls == "MaskIntensity":
+            keywords = {"mask_data": IMAGE[0] > 0.5}
+        transform = getattr(T, cls)(**keywords)
+        call = Call(transform)
+        call.entry_points = lambda: [type(transform).__call__]  # type: ignore[method-assign]
+        return call, (inputs[kind],), {}
+    return build
+
+
+TRANSFORMS: dict[str, Callable[[], Built]] = {f"transforms.{name}": _transform(name) for name in _TRANSFORMS}
+
+BUILDERS: dict[str, Callable[[], Built]] = {**NETWORKS, **LOSSES, **METRICS, **TRANSFORMS}

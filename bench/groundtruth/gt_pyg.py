@@ -240,3 +240,94 @@ UTILS: dict[str, Callable[[], Built]] = {
     "utils.cumsum": _util("cumsum", EW),
 }
 BUILDERS.update(UTILS)
+
+
+def _dense() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The batch as dense node features, adjacency and node mask (what dense layers and pools take)."""
+    from torch_geometric.utils import to_dense_adj, to_dense_batch
+
+    dense, mask = to_dense_batch(X, B)
+    return dense, to_dense_adj(EI, B), mask
+
+
+def _dense_layer(module: nn.Module) -> Callable[[], Built]:
+    def build() -> Built:
+        dense, adj, mask = _dense()
+        return module, (dense, adj, mask), {}
+    return build
+
+
+def _dense_pool(name: str) -> Callable[[], Built]:
+    def build() -> Built:
+        dense, adj, mask = _dense()
+        return library_call("torch_geometric.nn", name, dense, adj, torch.randn(*dense.shape[:2], 3), mask)()
+    return build
+
+
+# More of the library (issue 22): utilities, dense layers and pools, aggregations, flags and models.
+EXTRA: dict[str, Callable[[], Built]] = {
+    "utils.add_self_loops": _util("add_self_loops", EI, EW),
+    "utils.contains_self_loops": _util("contains_self_loops", EI),
+    "utils.bipartite_subgraph": _util("bipartite_subgraph", (torch.arange(4), torch.arange(6)), EI, size=(N, N)),
+    "utils.map_index": library_call("torch_geometric.utils.map", "map_index", torch.tensor([1, 3, 5]),
+                                    torch.arange(0, N, 1)),
+    "utils.index_sort": _util("index_sort", EI[0]),
+    "utils.lexsort": _util("lexsort", [EI[0], EI[1]]),
+    "utils.erdos_renyi_graph": _util("erdos_renyi_graph", N, 0.3),
+    "utils.stochastic_blockmodel_graph": _util("stochastic_blockmodel_graph", torch.tensor([4, 4]),
+                                               torch.tensor([[0.5, 0.1], [0.1, 0.5]])),
+    "utils.barabasi_albert_graph": _util("barabasi_albert_graph", N, 2),
+    "utils.grid": _util("grid", 3, 4),
+    "utils.to_nested_tensor": _util("to_nested_tensor", X, B),
+    "utils.select": _util("select", X, torch.arange(N) % 2 == 0, 0),
+    "utils.narrow": _util("narrow", X, 0, 2, 4),
+    "utils.to_torch_coo_tensor": _util("to_torch_coo_tensor", EI, EW),
+    "utils.to_torch_csr_tensor": _util("to_torch_csr_tensor", EI, EW),
+    "utils.get_self_loop_attr": _util("get_self_loop_attr", EI, EW),
+    "utils.assortativity": _util("assortativity", EI),
+    "utils.get_mesh_laplacian": _util("get_mesh_laplacian", POS, torch.tensor([[0, 1, 2], [1, 2, 3], [2, 3, 4]]).T),
+    "DenseGCNConv": _dense_layer(g.DenseGCNConv(F, H)),
+    "DenseSAGEConv": _dense_layer(g.DenseSAGEConv(F, H)),
+    "DenseGINConv": _dense_layer(g.DenseGINConv(_mlp(F, H))),
+    "DenseGraphConv": _dense_layer(g.DenseGraphConv(F, H)),
+    "DenseGATConv": _dense_layer(g.DenseGATConv(F, H, heads=2)),
+    "DMoNPooling": _dense_layer(g.DMoNPooling([F, H], k=3)),
+    "dense_diff_pool": _dense_pool("dense_diff_pool"),
+    "dense_mincut_pool": _dense_pool("dense_mincut_pool"),
+    "MedianAggregation": lambda: (g.aggr.MedianAggregation(), (X, B), {}),
+    "QuantileAggregation": lambda: (g.aggr.QuantileAggregation([0.25, 0.75]), (X, B), {}),
+    "EquilibriumAggregation": lambda: (g.aggr.EquilibriumAggregation(F, H, num_layers=[8]), (X, B), {}),
+    "LCMAggregation": lambda: (g.aggr.LCMAggregation(F, H), (X, B), {}),
+    "VariancePreservingAggregation": lambda: (g.aggr.VariancePreservingAggregation(), (X, B), {}),
+    "PatchTransformerAggregation": lambda: (g.aggr.PatchTransformerAggregation(F, H, patch_size=2,
+                                                                               hidden_channels=8), (X, B), {}),
+    "GATConv.return_attention_weights": lambda: _conv(g.GATConv(F, H, heads=2), return_attention_weights=True),
+    "TransformerConv.return_attention_weights": lambda: _conv(g.TransformerConv(F, H, heads=2),
+                                                              return_attention_weights=True),
+    "DirGNNConv": lambda: _conv(g.DirGNNConv(g.GCNConv(F, H))),
+    "WLConv": lambda: (g.WLConv(), (ET[:N], EI), {}),
+    "PointGNNConv": lambda: (g.PointGNNConv(_mlp(F, 3), _mlp(3 + F, F), _mlp(F, F)), (X, POS, EI), {}),
+    "MaskLabel": lambda: (g.MaskLabel(3, F), (X, ET[:N], torch.arange(N) % 2 == 0), {}),
+    "CorrectAndSmooth": lambda: (_Method(g.CorrectAndSmooth(2, 0.5, 2, 0.5), "correct"),
+                                 (torch.randn(N, 3).softmax(-1), ET[:6], torch.arange(6), EI), {}),
+    "avg_pool_x": library_call("torch_geometric.nn", "avg_pool_x", B, X, B),
+    "max_pool_x": library_call("torch_geometric.nn", "max_pool_x", B, X, B),
+    "ClusterPooling": lambda: (_Pool(g.ClusterPooling(F)), (X, EI, B), {}),
+}
+
+
+class _Method(nn.Module):
+    """One method of a parameter-free helper object as the forward (``CorrectAndSmooth.correct``)."""
+
+    def __init__(self, owner: Any, name: str) -> None:
+        super().__init__()
+        self.owner, self.name = owner, name
+
+    def forward(self, *args: Any) -> Any:
+        return getattr(self.owner, self.name)(*args)
+
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [getattr(type(self.owner), self.name)]
+
+
+BUILDERS.update(EXTRA)

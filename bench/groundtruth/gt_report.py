@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import os
+from importlib import metadata
 from typing import Any
 
 import gt_runner
@@ -53,6 +54,43 @@ def collect(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return libraries
 
 
+def _version(library: str, lib: dict[str, Any]) -> str:
+    """The library's version as its models recorded it, else as its distribution's metadata says."""
+    recorded = next((r["version"] for r in lib["models"].values() if r.get("version") not in (None, "?")), None)
+    if recorded:
+        return str(recorded)
+    try:
+        return metadata.version(gt_static.distribution(library))
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = ()) -> list[str]:
+    """The compile side per library (no dynalint): models, break sites, data-dependent ones, and the half."""
+    libraries = collect(results)
+    rows = ["## The compile side (every library, both halves)\n",
+            "| library | half | version | models ok / run | break events | break sites | data-dependent control flow |",
+            "|---|---|---|---|---|---|---|"]
+    totals: collections.Counter[str] = collections.Counter()
+    for library, lib in sorted(libraries.items()):
+        statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
+        version = _version(library, lib)
+        dependent = sum(site.data_dependent for site in lib["sites"].values())
+        half = "sealed" if library in sealed else "dev"
+        rows.append(f"| {library} | {half} | {version} | {statuses['ok']} / {len(lib['models'])} | {lib['events']} "
+                    f"| {len(lib['sites'])} | {dependent} |")
+        for key, value in (("models", len(lib["models"])), ("sites", len(lib["sites"])), ("dependent", dependent),
+                           (f"{half} sites", len(lib["sites"])), (f"{half} dependent", dependent)):
+            totals[key] += value
+    for half in ("dev", "sealed"):
+        rows.append(f"| **{half} half** | | | | | {totals[f'{half} sites']} | {totals[f'{half} dependent']} |")
+    rows.append(f"| **all** ({len(libraries)} libraries) | | | {totals['models']} models | | {totals['sites']} "
+                f"| {totals['dependent']} |")
+    return rows + ["", "Data-dependent control flow: a break site with a GB id of `gt_score.DATA_DEPENDENT` "
+                   "(branching on a tensor, `.item()`/`.tolist()`, dynamic-shape operators, tensor-bounded "
+                   "slices).\n"]
+
+
 def _label(sites: list[Site], gb_id: str) -> str:
     reasons = collections.Counter(r for s in sites if s.gb_id == gb_id for r in s.reasons)
     return reasons.most_common(1)[0][0][:70].replace("|", "/") if reasons else ""
@@ -71,17 +109,20 @@ def _finding_text(library: str, finding: StaticFinding) -> str:
             f"({finding.message[:90]})")
 
 
-def render(results: dict[str, dict[str, Any]], command: str) -> str:
+def render(results: dict[str, dict[str, Any]], command: str, half: str = "development",
+           compile_side: list[str] | None = None) -> str:
+    """The summary: ``compile_side`` (both halves, no dynalint) then the scores of ``results``' libraries."""
     libraries = collect(results)
-    out = [f"# Ground truth: static dynalint against real graph breaks\n",
+    out = [f"# Ground truth: static dynalint against real graph breaks ({half} half)\n",
            f"`{command}` on torch {gt_runner.cache_folder().name.removeprefix('torch-')}, CPU, "
-           "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode.\n"]
+           "`backend=\"eager\"`, each model in eval (`no_grad`) and train mode. Scored below: the "
+           f"{half} half ({', '.join(sorted(libraries)) or 'no library of it selected'}).\n", *(compile_side or [])]
     total = Score()
     scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
     rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
-            "| outside the library | declared compiled | findings: judged / on untraced lines | recall "
-            "| misses outside a region | precision |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| data-dependent control flow | outside the library | declared compiled "
+            "| findings: judged / on untraced lines | recall | misses outside a region | precision |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for library, lib in sorted(libraries.items()):
         entries = [e for r in lib["models"].values() for e in r.get("entries", ())]
         static = gt_static.lint(library, entries)
@@ -89,16 +130,18 @@ def render(results: dict[str, dict[str, Any]], command: str) -> str:
         scored[library] = (result, static)
         total.merge(result)
         statuses = collections.Counter(gt_runner.status(r) for r in lib["models"].values())
-        version = next((r.get("version") for r in lib["models"].values() if r.get("version")), "?")
+        version = _version(library, lib)
         graphs = sum(m["graphs"] for r in lib["models"].values() for m in r.get("modes", {}).values())
+        dependent = sum(site.data_dependent for site in lib["sites"].values())
         rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "
-                    f"| {len(lib['sites'])} | {sum(lib['outside'].values())} | {len(static.declared)} "
+                    f"| {len(lib['sites'])} | {dependent} | {sum(lib['outside'].values())} | {len(static.declared)} "
                     f"| {result.precision.total} / {result.unjudged} | {result.recall.shown()} "
                     f"| {_unregioned(result, static)} | {result.precision.shown()} |")
+    dependent_all = sum(s.data_dependent for lib in libraries.values() for s in lib["sites"].values())
     rows.append(f"| **all** | | {sum(len(l['models']) for l in libraries.values())} models | | | "
-                f"{total.recall.total} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
+                f"{total.recall.total} | {dependent_all} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
                 f"| {sum(_unregioned(*pair) for pair in scored.values())} | {total.precision.shown()} |")
-    out += ["## Per library\n", *rows, ""]
+    out += [f"## Per library ({half} half)\n", *rows, ""]
     out += ["Recall: break sites with a finding on their line / break sites. Precision: findings on traced "
             "lines that are break sites / findings on traced lines. \"Models ok\" excludes models that "
             "raised under compile in a mode (what was observed before the error still counts). \"Declared "

@@ -11,6 +11,7 @@ relative to the library's folder.
 - recall = break sites some finding covers / break sites.
 
 Both are also given per rule (precision, and the sites the rule covers) and per GB id (recall).
+``DATA_DEPENDENT`` says which break sites are data-dependent control flow (``is_data_dependent``).
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
@@ -38,6 +39,42 @@ class Site:
     def gb_id(self) -> str:
         """The site's category: its GB id (the smallest, when Dynamo gave several), or ``unknown``."""
         return min(self.gb_ids) if self.gb_ids else "unknown"
+
+    @property
+    def data_dependent(self) -> bool:
+        return is_data_dependent(self.gb_ids, self.reasons)
+
+
+# The graph breaks that are data-dependent control flow: Python that needs a tensor's value (a branch,
+# a Python number, a loop bound, a slice bound) or a shape that only the data fixes. GB id -> why.
+DATA_DEPENDENT: dict[str, str] = {
+    "GB0170": "data-dependent branching: `if t`, `while t`, `bool(t)`, `and`/`or` on a tensor",
+    "GB0035": "branching on an object whose `__bool__` reads data",
+    "GB0034": "a data-dependent assertion (`assert t.all()`, `torch._check` on data)",
+    "GB0124": "`Tensor.item()`: a Python scalar out of a tensor",
+    "GB0109": "`Tensor.tolist()` of a float tensor",
+    "GB0033": "a data-dependent operator: `int(t)`, `.tolist()`, `torch.equal`, `aten._local_scalar_dense`",
+    "GB0036": "a dynamic-shape operator: `nonzero`, `masked_select`, `unique`, boolean-mask indexing",
+    "GB0037": "a dynamic-shape operator with no meta kernel",
+    "GB0038": "a slice bounded by a tensor: `x[:n]` with `n` a tensor",
+    "GB0246": "`one_hot` whose class count comes from the data",
+    "GB0070": "a list indexed by a tensor",
+    "GB7596": "`torch.Size` indexed by a tensor",
+    "GB0018": "an unbacked SymInt (a size read from data) passed on",
+    "GB0360": "a branch on `guard_scalar` of a data-dependent expression",
+}
+
+# For breaks that carry no GB id: words of Dynamo's reason that say the same.
+DATA_DEPENDENT_REASONS = ("data-dependent", "data dependent", "item()", "tolist()", "dynamic shape",
+                          "nonzero", "unbacked")
+
+
+def is_data_dependent(gb_ids: Iterable[str], reasons: Iterable[str] = ()) -> bool:
+    """Whether a break site with these GB ids (else, these reasons) is data-dependent control flow."""
+    ids = set(gb_ids)
+    if ids:
+        return bool(ids & DATA_DEPENDENT.keys())
+    return any(word in reason.lower() for reason in reasons for word in DATA_DEPENDENT_REASONS)
 
 
 @dataclass(frozen=True)

@@ -56,11 +56,16 @@ def source_copy(package: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit(f"{package} is not installed")
     installed = Path(list(spec.submodule_search_locations)[0])
-    version = metadata.version(package.replace("_", "-"))
+    version = metadata.version(distribution(package))
     target = SOURCES / f"{package}-{version}" / package
     if not target.is_dir():
         shutil.copytree(installed, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
     return target
+
+
+def distribution(package: str) -> str:
+    """The distribution that installs the import package ``package`` (``pyro`` -> ``pyro-ppl``)."""
+    return metadata.packages_distributions().get(package, [package.replace("_", "-")])[0]
 
 
 def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:

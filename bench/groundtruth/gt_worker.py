@@ -76,6 +76,18 @@ def observe(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], mode: str
     }
 
 
+def _version(library: str, package: Any) -> str:
+    """The library's ``__version__``, else its distribution's (``esm`` is ``fair-esm``)."""
+    from importlib import metadata
+
+    if hasattr(package, "__version__"):
+        return str(package.__version__)
+    try:
+        return metadata.version(metadata.packages_distributions().get(library, [library])[0])
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
 def run(model_id: str) -> dict[str, Any]:
     import importlib
 
@@ -88,7 +100,7 @@ def run(model_id: str) -> dict[str, Any]:
     package = importlib.import_module(gt_models.package_of(library))
     folder = os.path.dirname(package.__file__)
     out: dict[str, Any] = {"model": model_id, "library": library, "folder": folder,
-                           "version": getattr(package, "__version__", "?"), "torch": torch.__version__}
+                           "version": _version(library, package), "torch": torch.__version__}
     try:
         model, args, kwargs = gt_models.build(model_id)
     except Exception as exc:

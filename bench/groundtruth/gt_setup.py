@@ -1,0 +1,115 @@
+"""Ground-truth bench, the installation: a virtual environment with every library the catalogue compiles.
+
+    python bench/groundtruth/gt_setup.py [--venv ~/.cache/dynalint-bench/gtvenv] [--dry-run]
+    python bench/groundtruth/groundtruth.py --setup ...     (the same, then the harness in it)
+
+Creates the environment (or updates it) and installs, each at the exact version in ``LIBRARIES``, the
+libraries of the catalogue, then this checkout of dynalint (editable, without its extras). Every pip
+command is given the constraints file ``CONSTRAINTS`` (written into the environment), which pins
+``torch`` to 2.13.0 and ``torchvision`` to its matching release, so that no library can bring in
+another torch: an open ``torch`` requirement would otherwise download a multi-gigabyte CUDA build.
+torch is installed first, alone, so pip settles it before any library is resolved. The driver
+(``groundtruth.py``) then runs itself with the environment's Python whenever the environment exists.
+
+Nothing here imports torch; ``commands()`` is plain data (tested in ``tests/test_groundtruth_setup.py``).
+Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+VENV = Path.home() / ".cache" / "dynalint-bench" / "gtvenv"
+TORCH = "2.13.0"
+
+# What pip may never move: torch, and the torchvision built against it (timm, open_clip and
+# segmentation_models_pytorch declare it; only its pure-Python parts are imported, see gt_models).
+CONSTRAINTS = (f"torch=={TORCH}", "torchvision==0.28.0")
+
+# Distribution -> exact version, for every library the catalogue builds models of.
+LIBRARIES: dict[str, str] = {
+    "diffusers": "0.42.1",
+    "timm": "1.0.31",
+    "torch-geometric": "2.8.1",
+    "kornia": "0.9.0",
+    "monai": "1.6.1",
+    "torchmetrics": "1.9.0",
+    "x-transformers": "2.31.10",
+    "vector-quantize-pytorch": "1.32.0",
+    "vit-pytorch": "1.26.11",
+    "torchdiffeq": "0.2.5",
+    "torchsde": "0.2.6",
+    "pyro-ppl": "1.9.2",
+    "gpytorch": "1.15.2",
+    "e3nn": "0.6.0",
+    "fair-esm": "2.0.0",
+    "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
+    "jsonargparse": "4.41.0",
+    "tokenizers": "0.23.3",
+}
+
+# Installed with ``--no-deps``: their metadata pins a huggingface_hub that diffusers cannot share; the
+# modules the catalogue imports run with what ``LIBRARIES`` brings.
+WITHOUT_DEPS: dict[str, str] = {
+    "litgpt": "0.5.13",
+}
+
+
+def constraints_file(venv: Path) -> Path:
+    return venv / "dynalint-constraints.txt"
+
+
+def commands(venv: Path) -> list[list[str]]:
+    """The commands that create and fill ``venv``, in order (each pip command under the constraints)."""
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
+           "-c", str(constraints_file(venv))]
+    pinned = [f"{name}=={version}" for name, version in LIBRARIES.items()]
+    return [
+        [sys.executable, "-m", "venv", str(venv)],
+        pip + [f"torch=={TORCH}"],
+        pip + pinned,
+        pip + ["--no-deps"] + [f"{name}=={version}" for name, version in WITHOUT_DEPS.items()],
+        pip + ["-e", str(ROOT)],  # dynalint, whose own requirements (libcst, click) are light
+    ]
+
+
+def check(venv: Path) -> str:
+    """The torch the environment imports; fails when it is not the pinned release."""
+    probe = "import torch; print(torch.__version__)"
+    version = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    if version.split("+")[0] != TORCH:
+        raise SystemExit(f"{venv} has torch {version}, not {TORCH}")
+    return version
+
+
+def install(venv: Path, dry_run: bool = False) -> None:
+    """Create or update ``venv`` with every library of ``LIBRARIES`` and dynalint (print only, with ``dry_run``)."""
+    venv = venv.expanduser()
+    for command in commands(venv):
+        print("$", " ".join(command), file=sys.stderr)
+        if dry_run:
+            continue
+        if command[1:3] == ["-m", "venv"] and (venv / "bin" / "python").exists():
+            continue  # an existing environment is updated in place
+        venv.mkdir(parents=True, exist_ok=True)
+        constraints_file(venv).write_text("\n".join(CONSTRAINTS) + "\n", encoding="utf-8")
+        subprocess.run(command, check=True)
+    if not dry_run:
+        print(f"{venv}: torch {check(venv)}", file=sys.stderr)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venv", type=Path, default=VENV, help=f"the environment (default {VENV})")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    options = parser.parse_args()
+    install(options.venv, options.dry_run)
+
+
+if __name__ == "__main__":
+    main()
