@@ -233,3 +233,12 @@ def test_nested_fixes_are_offered_outermost_first_so_a_deep_expression_costs_one
     found = lint_source(source, "deep.py")
     assert len(found) == depth and all(f.code == "DYN102" for f in found)
     assert [f.start for f in found if f.fix is not None] == [min(f.start for f in found)]
+
+
+def test_a_fix_of_several_statements_keeps_a_crlf_file_crlf() -> None:
+    source = ("import torch\r\n\r\n\r\n@torch.compile\r\ndef f(x: torch.Tensor) -> torch.Tensor:\r\n"
+              "    if x.sum() > 0:\r\n        y = x * 2\r\n        z = x\r\n    else:\r\n        y = x\r\n"
+              "        z = x + 1\r\n    return y + z\r\n")
+    fixed = fix_source(source, "crlf.py", Config(), unsafe=True)
+    assert "    y = torch.where(x.sum() > 0, x * 2, x)\r\n    z = torch.where(x.sum() > 0, x, x + 1)\r\n" in fixed
+    assert "\n" not in fixed.replace("\r\n", "")

@@ -238,10 +238,16 @@ def _replace(
         line = text.lines[end_line - 1]
         end = Position(end_line, len(line.rstrip("\r\n")) + 1)
         indent = line_indent(text.lines[start.line - 1])
-        code = replacement.code if isinstance(replacement, cst.Module) else module.code_for_node(replacement)
+        if isinstance(replacement, cst.Module):  # rendered with the file's own newline and indentation
+            code = replacement.with_changes(default_newline=module.default_newline,
+                                            default_indent=module.default_indent).code
+        else:
+            code = module.code_for_node(replacement)
         rendered = code.rstrip("\r\n")
         content = rendered.replace("\n", "\n" + indent)
-        content = "\n".join(part.rstrip() if not part.strip() else part for part in content.split("\n"))
+        # A blank line keeps no indentation, and keeps its ``\r`` in a CRLF file.
+        content = "\n".join(part if part.strip() else "\r" * part.endswith("\r")
+                            for part in content.split("\n"))
     else:
         end = position(where.end.line, where.end.column)
         content = module.code_for_node(replacement)
