@@ -344,3 +344,44 @@ def test_an_instance_made_and_called_in_one_expression_runs_its_call() -> None:
     """)
     assert set(found) == {"called"}
     assert "Helper.__call__" in found["called"].region.chain[-1].function
+
+
+def test_a_method_called_on_an_instance_of_a_class_picked_from_a_registry() -> None:
+    """``solver = SOLVERS[method](...)`` then ``solver.integrate(t)`` (torchdiffeq's ``odeint``): the method of
+    each class the registry holds runs, found through the classes' bases; a class the registry does not
+    hold is not reached."""
+    source = """
+    import torch
+
+
+    class Solver:
+        def integrate(self, t):
+            print("base")
+            return t
+
+
+    class Euler(Solver):
+        pass
+
+
+    class Adaptive(Solver):
+        def integrate(self, t):
+            print("adaptive")
+            return t
+
+
+    class Unlisted(Solver):
+        def integrate(self, t):
+            print("unlisted")
+            return t
+
+
+    SOLVERS = {"euler": Euler, "dopri5": Adaptive}
+
+
+    @torch.compile
+    def odeint(t: torch.Tensor, method: str) -> torch.Tensor:
+        solver = SOLVERS[method](rtol=1e-3)
+        return solver.integrate(t)
+    """
+    assert set(reached(source)) == {"base", "adaptive"}

@@ -350,8 +350,26 @@ class Program:
             held = self.attribute_sources(module.qualify(function.class_name), parts[1])
         elif len(parts) == 1 and callee in function.local_sources:
             held = [(module, source) for source in function.local_sources[callee]]
+        elif len(parts) == 2 and parts[0] in function.local_sources:
+            # ``solver = SOLVERS[method](...)`` then ``solver.integrate(t)``: that method of each class the
+            # registry holds (found through the classes' bases).
+            classes = (cls for source in function.local_sources[parts[0]] for cls in self._instances(module, source))
+            return list(dict.fromkeys(m for cls in classes if (m := self.method(cls, parts[1]))))
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _instances(self, module: ModuleSummary, source: str) -> list[str]:
+        """The classes an instance from ``source`` may be: ``new:X``, or ``newitem:D`` (a class the registry
+        ``D`` holds, called)."""
+        kind, _, written = source.partition(":")
+        kind += ":"
+        if kind == dispatch.NEW:
+            made = self.instance_class(module, written)
+            return [made] if made else []
+        if kind == dispatch.NEW_ITEM:
+            return [cls for where, item in self.registry_items(module, written) if item.startswith(dispatch.REF)
+                    if (cls := self.instance_class(where, item[len(dispatch.REF):]))]
+        return []
 
     def _overrides(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
         """``self.step()`` written in a base class also runs each subclass's own ``step`` (virtual dispatch)."""
