@@ -14,7 +14,7 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, is_nn_module
 from dynalint.analysis.values.lattice import Kind
-from dynalint.lint.rewrites import Replace
+from dynalint.lint.rewrites import Replace, parenthesized
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
 
@@ -84,9 +84,7 @@ def _copy_rewrite(call: cst.Call, what: str) -> Replace | None:
     (safe: the same new container)."""
     value = call.args[0].value
     if what == "a tensor":
-        receiver = value if not isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.IfExp)) else \
-            value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        clone = cst.Call(cst.Attribute(receiver, cst.Name("clone")))
+        clone = cst.Call(cst.Attribute(parenthesized(value), cst.Name("clone")))
         return Replace(call, clone, "copy the tensor with `.clone()`", Applicability.UNSAFE)
     builtin = {"a list": "list", "a dict": "dict", "a set": "set"}.get(what)
     if builtin is None:

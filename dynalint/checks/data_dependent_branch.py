@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.values.lattice import Kind
-from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name
+from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
 
@@ -156,7 +156,7 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
         return None
     when_true, when_false = _only_return(branch.body), _only_return(branch.orelse.body)
     if when_true is not None and when_false is not None and is_pure(context, when_true) and is_pure(context, when_false):
-        select = _where(torch, branch.test, when_true, when_false)
+        select = where_call(torch, branch.test, when_true, when_false)
         return Replace(branch, cst.SimpleStatementLine([cst.Return(select)]),
                        "return a `torch.where` selection (both sides are computed)", Applicability.UNSAFE,
                        imports=("torch",))
@@ -167,7 +167,7 @@ def branch_rewrite(context: LintContext, branch: cst.If) -> Replace | None:
         return None
     lines = []
     for (name, when_true), (_, when_false) in zip(then, otherwise):
-        select = _where(torch, branch.test, when_true, when_false)
+        select = where_call(torch, branch.test, when_true, when_false)
         lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], select)]))
     return Replace(branch, cst.Module(lines), "select with `torch.where` (both sides are computed)",
                    Applicability.UNSAFE, imports=("torch",))
@@ -179,23 +179,11 @@ def selection_rewrite(context: LintContext, choice: cst.IfExp) -> Replace | None
     if not all(is_pure(context, part) for part in (choice.test, choice.body, choice.orelse)):
         return None
     torch = module_name(context.imports.aliases, "torch")
-    select = _where(torch, choice.test, choice.body, choice.orelse)
+    select = where_call(torch, choice.test, choice.body, choice.orelse)
     if choice.lpar:
         select = select.with_changes(lpar=choice.lpar, rpar=choice.rpar)
     return Replace(choice, select, "select with `torch.where` (both sides are computed)", Applicability.UNSAFE,
                    imports=("torch",))
-
-
-def _where(torch: str, test: cst.BaseExpression, when_true: cst.BaseExpression,
-           when_false: cst.BaseExpression) -> cst.Call:
-    def bare(expression: cst.BaseExpression) -> cst.BaseExpression:
-        return expression.with_changes(lpar=[], rpar=[]) if getattr(expression, "lpar", None) else expression
-
-    select = cst.parse_expression(f"{torch}.where(_c, _a, _b)")
-    assert isinstance(select, cst.Call)
-    return select.with_changes(args=[cst.Arg(bare(test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                                     cst.Arg(bare(when_true), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                                     cst.Arg(bare(when_false))])
 
 
 def _only_return(block: cst.BaseSuite) -> cst.BaseExpression | None:

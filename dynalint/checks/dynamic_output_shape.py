@@ -19,7 +19,7 @@ import libcst as cst
 
 from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
 from dynalint.analysis.values.lattice import Kind
-from dynalint.lint.rewrites import Replace, is_pure, module_name
+from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
 
@@ -330,11 +330,11 @@ def masked_reduction(context: LintContext, reduced: cst.Call, value: cst.BaseExp
     if not _same_shape_mask(context, value, mask):
         return None
     torch = module_name(context.imports.aliases, "torch")
-    total = cst.Call(cst.Attribute(_select(torch, mask, value, cst.Integer("0")), cst.Name("sum")))
+    total = cst.Call(cst.Attribute(where_call(torch, mask, value, cst.Integer("0")), cst.Name("sum")))
     method = reduced.func.attr.value  # type: ignore[attr-defined]
     new: cst.BaseExpression = total
     if method == "mean":
-        count = cst.Call(cst.Attribute(_parenthesized(mask), cst.Name("sum")))
+        count = cst.Call(cst.Attribute(parenthesized(mask), cst.Name("sum")))
         new = cst.BinaryOperation(total, cst.Divide(), count, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return Replace(reduced, new, f"{method} with `torch.where(mask, x, 0)`: no selection, a fixed shape",
                    Applicability.SAFE, imports=("torch",))
@@ -356,9 +356,9 @@ def masked_update(context: LintContext, update: cst.AugAssign, value: cst.BaseEx
         return None
     method, neutral = operation
     torch = module_name(context.imports.aliases, "torch")
-    factor = _select(torch, mask, update.value, cst.Integer(str(neutral)) if isinstance(update.value, cst.Integer)
+    factor = where_call(torch, mask, update.value, cst.Integer(str(neutral)) if isinstance(update.value, cst.Integer)
                      else cst.Float(f"{neutral}.0"))
-    call = cst.Call(cst.Attribute(_parenthesized(value), cst.Name(method)), [cst.Arg(factor)])
+    call = cst.Call(cst.Attribute(parenthesized(value), cst.Name(method)), [cst.Arg(factor)])
     return Replace(update, cst.Expr(call), f"update in place with `Tensor.{method}` and `torch.where`: no selection",
                    Applicability.UNSAFE, imports=("torch",))
 
@@ -366,19 +366,6 @@ def masked_update(context: LintContext, update: cst.AugAssign, value: cst.BaseEx
 def _same_shape_mask(context: LintContext, value: cst.BaseExpression, mask: cst.BaseExpression) -> bool:
     shown = cst.Module([]).code_for_node
     return is_pure(context, value) and is_pure(context, mask) and _elementwise_of(mask, shown(value), shown)
-
-
-def _select(torch: str, mask: cst.BaseExpression, when_true: cst.BaseExpression,
-            when_false: cst.BaseExpression) -> cst.Call:
-    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return cst.Call(cst.Attribute(cst.Name(torch), cst.Name("where")),
-                    [cst.Arg(mask, comma=comma), cst.Arg(when_true, comma=comma), cst.Arg(when_false)])
-
-
-def _parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(expression, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or getattr(expression, "lpar", None):
-        return expression
-    return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _elementwise_of(mask: cst.BaseExpression, value: str, shown: Callable[[cst.CSTNode], str]) -> bool:

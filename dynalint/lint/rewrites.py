@@ -107,13 +107,35 @@ def is_tensor_arithmetic(context: LintContext, operation: cst.BinaryOperation, o
     return isinstance(operation.operator, _ARITHMETIC) and context.kind(other).is_tensor_like
 
 
+# Expressions that need parentheses to be an operand or a method's receiver.
+_LOOSE = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda,
+          cst.NamedExpr, cst.Await, cst.Tuple)
+
+
+def parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """``expression`` as it can stand as an operand or a receiver: in parentheses where it needs them."""
+    if isinstance(expression, _LOOSE) and not expression.lpar:
+        return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expression
+
+
+def where_call(torch: str, condition: cst.BaseExpression, when_true: cst.BaseExpression,
+               when_false: cst.BaseExpression) -> cst.Call:
+    """``torch.where(condition, when_true, when_false)``, the arguments without parentheses they do not need
+    there (``torch`` is the file's name for the module)."""
+    def bare(expression: cst.BaseExpression) -> cst.BaseExpression:
+        return expression.with_changes(lpar=[], rpar=[]) if getattr(expression, "lpar", None) else expression
+
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.Call(cst.Attribute(cst.Name(torch), cst.Name("where")),
+                    [cst.Arg(bare(condition), comma=comma), cst.Arg(bare(when_true), comma=comma),
+                     cst.Arg(bare(when_false))])
+
+
 def keep_tensor(read: cst.Call, tensor: cst.BaseExpression) -> Replace:
     """``x * s.item()`` -> ``x * s``: the arithmetic stays in the graph. Unsafe: the result's dtype can
     follow the tensor's, and a tensor on another device than ``x`` raises where the number did not."""
-    if isinstance(tensor, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
-                           cst.IfExp, cst.Lambda)) and not tensor.lpar:
-        tensor = tensor.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return Replace(read, tensor, "keep the value a tensor in the arithmetic (no read into Python)",
+    return Replace(read, parenthesized(tensor), "keep the value a tensor in the arithmetic (no read into Python)",
                    Applicability.UNSAFE)
 
 

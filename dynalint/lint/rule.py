@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from dynalint.lint.rewrites import Rewrite, is_tensor_arithmetic
 from dynalint.model.finding import Applicability, Confidence, Region
 from dynalint.model.selection import DOCS_URL
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
-    from dynalint.lint.rewrites import Rewrite
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,5 @@ class TensorArithmeticRule(Rule):
         self._other_side[id(node.right)] = (node, node.left)
 
     def in_tensor_arithmetic(self, node: cst.CSTNode) -> bool:
-        from dynalint.lint.rewrites import is_tensor_arithmetic
-
         found = self._other_side.get(id(node))
         return found is not None and is_tensor_arithmetic(self.context, *found)

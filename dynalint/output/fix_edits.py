@@ -33,8 +33,9 @@ class Applied:
 def apply(text: str, findings: Sequence[Finding]) -> Applied:
     """The text with the fixes of ``findings`` applied that do not overlap one another and keep it parsing."""
     offsets = _Offsets(text)
-    taken: list[tuple[int, int, str]] = []  # (start, end, content) of the edits taken
     outcome = Applied(text)
+    chosen: list[tuple[Finding, list[tuple[int, int, str]]]] = []  # the fixes that overlap no earlier one
+    taken: list[tuple[int, int, str]] = []  # (start, end, content) of their edits
     for finding in sorted((f for f in findings if f.fix is not None), key=_first_edit):
         assert finding.fix is not None
         spans = [(offsets.of(edit.start.line, edit.start.column), offsets.of(edit.end.line, edit.end.column),
@@ -43,19 +44,28 @@ def apply(text: str, findings: Sequence[Finding]) -> Applied:
         if any(_overlap(span, other) for span in new for other in taken):
             outcome.waiting.append(finding)
             continue
-        if not _parses(_edited(text, [*taken, *new])):
-            outcome.dropped.append((finding, "the file would no longer parse"))
-            continue
         taken += new
-        outcome.applied.append(finding)
-    outcome.text = _edited(text, taken)
+        chosen.append((finding, new))
+    edited = _edited(text, taken)
+    if _parses(edited):  # one parse when every fix is sound; one per fix to find those that are not
+        outcome.applied = [finding for finding, _ in chosen]
+    else:
+        taken, edited = [], text
+        for finding, new in chosen:
+            trial = _edited(text, [*taken, *new])
+            if _parses(trial):
+                taken += new
+                edited = trial
+                outcome.applied.append(finding)
+            else:
+                outcome.dropped.append((finding, "the file would no longer parse"))
+    outcome.text = edited
     return outcome
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """The ``--diff`` text of one file: ``a/path`` and ``b/path``, three lines of context."""
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    lines = difflib.unified_diff(python_lines(before), python_lines(after), fromfile=f"a/{path}", tofile=f"b/{path}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 

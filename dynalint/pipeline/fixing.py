@@ -97,6 +97,7 @@ def _passes(pipeline: Pipeline, paths: Sequence[str], first: LintResult, applies
             if applies(finding) and Path(finding.filename).is_file():
                 by_file.setdefault(finding.filename, []).append(finding)
         progressed = False
+        outcome.dropped = []  # a fix that cannot be made comes back in every pass: said once, from the last
         for display, findings in by_file.items():
             path = Path(display)
             real = str(files.real(path))
