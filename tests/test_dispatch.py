@@ -385,3 +385,58 @@ def test_a_method_called_on_an_instance_of_a_class_picked_from_a_registry() -> N
         return solver.integrate(t)
     """
     assert set(reached(source)) == {"base", "adaptive"}
+
+
+CALLBACKS = """
+    import torch
+
+
+    def at_recall(p, r):
+        print("default")
+        return p
+
+
+    def at_precision(p, r):
+        print("passed")
+        return r
+
+
+    def never_passed(p, r):
+        print("unused")
+        return p
+
+
+    def compute(p, r, reduce_fn=at_recall):
+        return reduce_fn(p, r)
+"""
+
+
+def test_a_called_parameter_runs_its_default_and_every_function_callers_pass_for_it() -> None:
+    source = CALLBACKS + """
+    @torch.compile
+    def run(p, r):
+        return compute(p, r) + compute(p, r, reduce_fn=at_precision)
+    """
+    found = reached(source)
+    assert set(found) == {"default", "passed"}
+    assert all(f.confidence is Confidence.LIKELY for f in found.values())
+    last = found["passed"].region.chain[-1]
+    assert (last.function, last.via) == ("at_precision", "reduce_fn")
+
+
+def test_a_called_parameter_takes_what_any_caller_in_the_tree_passes_by_position_as_setters_do() -> None:
+    source = CALLBACKS + """
+    @torch.compile
+    def run(p, r):
+        return compute(p, r)
+
+
+    def elsewhere(p, r):
+        return compute(p, r, never_passed)
+    """
+    assert set(reached(source)) == {"default", "unused"}
+    assert "unused" not in reached(CALLBACKS + """
+    @torch.compile
+    def run(p, r):
+        return compute(p, r)
+    """)

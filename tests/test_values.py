@@ -556,3 +556,53 @@ def test_an_attribute_a_subclass_builds_as_an_lstm_is_reported_in_the_base_forwa
     """)
     found = lint_source(source, "seq.py", Config(select=("DYN505",)))
     assert [(f.start.line, f.confidence) for f in found] == [(12, Confidence.LIKELY)]
+
+
+ZERO_D = """
+import torch
+
+@torch.compile
+def pick(scores: torch.Tensor, labels: torch.Tensor, rows: torch.Tensor, n: int):
+    {body}
+"""
+
+
+@pytest.mark.parametrize("body, flagged", [
+    ("return labels[scores.argmax()]", True),
+    ("best = torch.argmin(scores)\n    return labels[best - 1]", True),
+    ("count = torch.count_nonzero(scores > 0)\n    return labels[count // 2]", True),
+    ("i = scores.argmax()\n    r = i // 4\n    return rows[r, i % 4]", True),  # one finding per statement
+    ("return labels[scores.argmax(dim=0, keepdim=True)]", False),  # one element, one dimension: advanced indexing
+    ("return labels[scores.argmax(1)]", False),  # a dimension given: not known to be 0-d
+    ("return labels[rows]", False),
+    ("return labels[n - 1]", False),
+    ("i = scores.argmax()\n    i = n\n    return labels[i]", False),  # rebound to a Python int
+])
+def test_an_index_is_read_into_python_only_when_it_is_a_0d_tensor(body: str, flagged: bool) -> None:
+    findings = lint_source(ZERO_D.format(body=body), "case.py", Config(select=("DYN103",)))
+    assert len(findings) == (1 if flagged else 0)
+    assert all(f.gb_ids == ("GB0033",) and "0-d tensor" in f.message for f in findings)
+
+
+ASSERTS = """
+import torch
+
+@torch.compile
+def check(t: torch.Tensor, name: str):
+    {statement}
+    return t
+"""
+
+
+@pytest.mark.parametrize("statement, flagged", [
+    ("assert (t > 0).all()", False),
+    ("assert (t > 0).all(), 'positive'", False),
+    ("assert (t > 0).all(), 'posi' 'tive'", False),
+    ("assert (t > 0).all(), f'{name} must be positive'", True),
+    ("assert (t > 0).all(), '{} must be positive'.format(name)", True),
+    ("assert (t > 0).all(), name", True),
+    ("assert t.dim() == 1, f'{name} must be 1-d'", False),  # metadata: decided while tracing
+])
+def test_an_assert_on_a_tensor_breaks_only_with_a_computed_message(statement: str, flagged: bool) -> None:
+    findings = lint_source(ASSERTS.format(statement=statement), "case.py", Config(select=("DYN102",)))
+    assert [f.gb_ids for f in findings] == ([("GB0170",)] if flagged else [])

@@ -9,8 +9,9 @@ functions. ``forward`` holds a few setup statements (values every construct may 
 a *value* (a tensor of float, int or bool dtype, a Python value known at trace time, tensor data, a
 compile-time guard, a container), a *derivation* of it (``.item()``, ``and``/``or``/``not``, a
 conditional expression, a comparison, a mask, a reduction, a call through a helper or submodule), and a
-*use* (``if``, ``while``, a conditional expression, ``assert``, ``range()``, a factory, ``view``, list
-indexing, logging), placed in the plain body, in a loop or in a ``try`` block. Names are neutral
+*use* (``if``, ``while``, a conditional expression, ``assert`` with or without a literal or computed
+message, ``range()``, a factory, ``view``, list indexing, indexing with a 0-d tensor, logging), placed in
+the plain body, in a loop or in a ``try`` block. Names are neutral
 (``v3``) or deliberately misleading (an int called ``mask``), so a name is never evidence.
 
 The construct label (``use/value/placement``) is what the confusion tables group by. The same seed
@@ -205,6 +206,13 @@ def use_assert(rng: random.Random, setup: list[str], counter: list[int]) -> tupl
         return [f"assert {value}"], "assert/plain-tensor"
     kind = rng.choice(["cond_data", "py_bool"])
     value = _value(rng, kind, setup, counter, rng.random() < 0.5)
+    if rng.random() < 0.5:  # a message: Dynamo keeps the assert in the graph only for a literal one
+        shape, message = rng.choice([
+            ("literal", "'bad input'"), ("literal", "'bad ' 'input'"), ("format", "'bad {}'.format(n)"),
+            ("fstring", "f'bad {n}'"), ("percent", "'bad %d' % n"), ("name", "logger.name"),
+        ])
+        plain = rng.choice(["torch.isfinite(x).all()", "(idx >= 0).all()", "mask.any()", f"({value}) or True"])
+        return [f"assert {plain}, {message}"], f"assert/message-{shape}"
     value = f"({value}) or True"  # never fails: a failing assert raises, and Dynamo breaks on the raise
     return [f"assert {value}"], f"assert/{kind}"
 
@@ -252,8 +260,20 @@ def use_view(rng: random.Random, setup: list[str], counter: list[int]) -> tuple[
 
 
 def use_index(rng: random.Random, setup: list[str], counter: list[int]) -> tuple[list[str], str]:
-    shape = rng.choice(["mask", "int_tensor", "slice_tensor", "slice_meta", "list_meta", "list_data", "gate"])
+    shape = rng.choice(["mask", "int_tensor", "slice_tensor", "slice_meta", "list_meta", "list_data", "gate",
+                        "scalar_tensor", "scalar_tensor"])
     name = _name(rng, counter)
+    if shape == "scalar_tensor":  # a 0-d integer tensor as the index (read through ``__index__``), or not 0-d
+        position, label = rng.choice([
+            ("idx.argmax()", "0d"), ("torch.argmax(x[:, 0])", "0d"), ("mask.sum() - 1", "0d"),
+            ("torch.count_nonzero(mask) - 1", "0d"), ("idx.max()", "0d"), ("idx.argmin() + 1", "0d"),
+            ("idx.argmax(dim=0, keepdim=True)", "1d"), ("idx.argsort()", "1d"), ("idx.max(0).indices", "0d-dim"),
+        ])
+        if rng.random() < 0.5:
+            bound = _name(rng, counter)
+            setup.append(f"{bound} = {position}")
+            position = bound
+        return [f"{name} = x[{position}]", "y = y + 1"], f"index/scalar-tensor-{label}"
     if shape == "mask":
         mask = _value(rng, "bool_tensor", setup, counter, rng.random() < 0.5)
         return [f"{name} = x[{mask}]", "y = y * 1"], "index/mask"
@@ -283,7 +303,8 @@ def use_index(rng: random.Random, setup: list[str], counter: list[int]) -> tuple
 def use_scalar(rng: random.Random, setup: list[str], counter: list[int]) -> tuple[list[str], str]:
     expression = rng.choice(["x.sum().item()", "x.tolist()", "float(x.mean())", "int(idx.max())", "bool(mask.any())",
                              "x.mean().item() if flag else 0.0", "x.shape[0] * 1.0", "float(n)", "int(self.scale)",
-                             "x.sum() * 2", "mask.bool()", "mask & ~mask", "x.numel() * 2"])
+                             "x.sum() * 2", "mask.bool()", "mask & ~mask", "x.numel() * 2", "torch.allclose(x, x)",
+                             "x.equal(x)", "torch.equal(idx, idx)"])
     name = _name(rng, counter)
     return [f"{name} = {expression}", "y = y * 1"], "scalar"
 

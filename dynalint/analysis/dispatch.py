@@ -7,13 +7,15 @@ comes from, as written in the file (``program.py`` resolves it against the tree 
 - ``ref:X``: ``X`` itself, a function or a class (``self.act = F.gelu``, ``{"relu": relu}``);
 - ``item:D`` / ``newitem:D``: an item of the module-level registry ``D`` (``FUNCS[name]``,
   ``REGISTRY.get(key)``), or an instance made by calling one (``LOSSES[name]()``);
-- ``arg:F:N:name``: the parameter ``name`` (position ``N``, ``self`` not counted) of method ``F``: a
-  setter such as ``set_processor(self, processor)``, whose values are the arguments of its calls.
+- ``arg:F:N:name``: the parameter ``name`` (position ``N``, ``self`` not counted) of function or method
+  ``F``: a setter such as ``set_processor(self, processor)``, or a function that calls what it is given
+  (``reduce_fn(...)``), whose values are the arguments of its calls.
 
 Recorded: every value ``self.attr`` is given in any method, locals bound to a registry item or to one
 of several instances, module-level dict literals of callables (registries), functions that store a
 parameter into a module-level registry (the inner function of a registering decorator), decorators,
-and the instance arguments of method calls (``attn.set_processor(AttnProcessor2_0())``).
+the instance arguments of method calls (``attn.set_processor(AttnProcessor2_0())``), and the functions
+passed as arguments (``compute(state, reduce_fn=_precision_at_recall)``), for a call of the parameter.
 """
 
 from __future__ import annotations
@@ -85,11 +87,19 @@ def sources(expr: ast.expr, function: FunctionSummary | None) -> list[str]:
             return list(function.local_sources[written])
         if written in function.local_types:
             return [NEW + function.local_types[written]]
-        position = _position(function, written)
-        if position is not None:
-            default = function.param_defaults.get(written)
-            return [f"{ARGUMENT}{function.qualname}:{position}:{written}", *([REF + default] if default else [])]
+        found = parameter_sources(function, written)
+        if found:
+            return found
     return [REF + written]
+
+
+def parameter_sources(function: FunctionSummary, name: str) -> list[str]:
+    """Where parameter ``name`` of ``function`` gets its value: the arguments of its calls, and its default."""
+    position = _position(function, name)
+    if position is None:
+        return []
+    default = function.param_defaults.get(name)
+    return [f"{ARGUMENT}{function.qualname}:{position}:{name}", *([REF + default] if default else [])]
 
 
 def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
@@ -175,12 +185,16 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
             return registry + REGISTRY_CALL
         constructed = dotted_name(call.func.func) if isinstance(call.func, ast.Call) else None
         return constructed + INSTANCE_CALL if constructed else None
-    if isinstance(call.func, ast.Attribute):
-        arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
-        arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
-        for position, keyword, arg in arguments:
-            if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)):
-                found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
-                if found:
-                    summary.call_arguments.setdefault(call.func.attr, []).append((position, keyword, found))
+    is_method = isinstance(call.func, ast.Attribute)
+    arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
+    arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+    for position, keyword, arg in arguments:
+        if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and is_method:
+            found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
+        elif isinstance(arg, (ast.Name, ast.Attribute)):
+            found = [s for s in sources(arg, function) if s.startswith(REF) and not _is_class_name(s[len(REF):])]
+        else:
+            continue
+        if found:
+            summary.call_arguments.setdefault(callee.rpartition(".")[2], []).append((position, keyword, found))
     return None

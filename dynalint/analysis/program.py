@@ -350,6 +350,9 @@ class Program:
             held = self.attribute_sources(module.qualify(function.class_name), parts[1])
         elif len(parts) == 1 and callee in function.local_sources:
             held = [(module, source) for source in function.local_sources[callee]]
+        elif len(parts) == 1 and any(callee == name for name, _ in function.params):
+            # ``reduce_fn(...)`` with ``reduce_fn`` a parameter: its default, and what callers pass for it.
+            held = [(module, source) for source in dispatch.parameter_sources(function, callee)]
         elif len(parts) == 2 and parts[0] in function.local_sources:
             # ``solver = SOLVERS[method](...)`` then ``solver.integrate(t)``: that method of each class the
             # registry holds (found through the classes' bases).

@@ -100,12 +100,19 @@ META_METHODS = frozenset(
 )
 # Methods that read a tensor's contents into Python values.
 DATA_METHODS = frozenset({"item", "tolist"})
+# Comparisons that answer with a Python bool, read from the tensors' contents (``torch.allclose(a, b)``,
+# ``a.equal(b)``): Dynamo cannot trace the read (GB0033, measured on torch 2.13).
+DATA_COMPARISONS = frozenset({"allclose", "equal"})
+DATA_COMPARISON_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_COMPARISONS)
 # Methods that, on a receiver of unknown type, almost always mean a tensor (or an ndarray, which
 # Dynamo traces as one): their result in a condition is a branch on data.
 REDUCTIONS = frozenset(
     {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
      "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
 )
+# Reductions that, given no dimension, reduce every element to a 0-d tensor (those whose integer result
+# may index: positions, counts, sums of integer or boolean tensors, extremes).
+FULL_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "count_nonzero", "max", "min", "amax", "amin", "prod"})
 # Methods no built-in Python type has: called on an un-annotated ``forward`` input, they show it is a
 # tensor from then on (``x.clone()``, then ``x[x[:, 0] > 0]`` indexes a tensor with a mask).
 TENSOR_ONLY_METHODS = frozenset(
@@ -113,7 +120,7 @@ TENSOR_ONLY_METHODS = frozenset(
      "expand", "masked_fill", "softmax", "log_softmax", "relu", "sigmoid", "tanh", "matmul", "float", "half",
      "eq", "ne", "gt", "ge", "lt", "le", "cumsum", "size", "dim", "numel", "new_zeros", "new_ones", "new_full",
      "new_empty", "type_as", "to", "cpu", "cuda", "float", "long", "bool"}
-) | REDUCTIONS - {"abs"}
+) | REDUCTIONS
 # Those of them that give a tensor: a function returning one returns a tensor. Not ``size()`` or ``dim()``,
 # nor the methods ``nn.Module`` shares (``return model.to(device)`` in a factory returns a module).
 TENSOR_RESULT_METHODS = TENSOR_ONLY_METHODS - META_METHODS - {"to", "cpu", "cuda", "float", "half", "long", "bool"}

@@ -8,7 +8,9 @@ down to the values they ask (``_tested``), and the value analysis says which of 
 A container of tensors is a Python object whose truth is its length (``if outs:``), never data. The
 test of ``assert`` is the exception: Dynamo turns ``assert t.all()`` into a check in the graph, with no
 break (measured on torch 2.13; DYN108's page proves it), so only the truth tests inside it count
-(``assert t.all() or strict`` asks ``t.all()`` in its ``or``, and breaks).
+(``assert t.all() or strict`` asks ``t.all()`` in its ``or``, and breaks). Dynamo rewrites the assert only
+when its message, if any, is a string literal: with a computed one (``'bad {}'.format(t)``, an f-string,
+a name) the test is an ordinary jump on a tensor, and breaks.
 An operand Dynamo never evaluates is skipped: the right side of ``is_compiling() or X`` and of
 ``not is_compiling() and X``, with the guard spelled through a helper or a name bound to a
 combination holding it (``under_trace = torch.jit.is_scripting() or is_compiling()``). A data test that
@@ -58,6 +60,10 @@ class DataDependentBranch(Rule):
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._truth_test(node.test, "A comprehension's `if`")
 
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if node.msg is not None and not _is_string_literal(node.msg):
+            self._truth_test(node.test, "`assert` with a computed message", gb_ids=("GB0170",))
+
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and id(node) not in self._judged:
             self._truth_test(node, "`not`")
@@ -76,10 +82,10 @@ class DataDependentBranch(Rule):
                 self.report(node, confidence=kind.confidence, construct="`bool()`")
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
-                    rewrite: Callable[[], Rewrite | None] | None = None) -> None:
+                    rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None) -> None:
         tested = self._tested(test)
         whole = len(tested) == 1 and tested[0][0] is test  # the test is one tensor value: fixable
-        self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None)
+        self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None, gb_ids)
 
     def _tested(self, expression: cst.BaseExpression,
                 condition: str | None = None) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -106,7 +112,8 @@ class DataDependentBranch(Rule):
         return [(expression, condition)]
 
     def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
-                      construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None) -> None:
+                      construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None,
+                      gb_ids: tuple[str, ...] | None = None) -> None:
         """One finding for the first tested value that is a tensor (Python stops at the first break)."""
         for value, reached_when in tested:
             if self.context.guard(value) is not None:
@@ -119,9 +126,9 @@ class DataDependentBranch(Rule):
             condition = static or reached_when or self.context.values.condition_of(value)
             if condition is not None:
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
-                self.report(node, confidence=Confidence.LIKELY, construct=f"{construct} (only when `{shown}`)")
+                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, construct=f"{construct} (only when `{shown}`)")
             else:
-                self.report(node, confidence=kind.confidence, construct=construct,
+                self.report(node, confidence=kind.confidence, gb_ids=gb_ids, construct=construct,
                             rewrite=rewrite() if rewrite is not None and kind.is_tensor_like else None)
             return
 
@@ -234,3 +241,12 @@ def _assignments(block: cst.BaseSuite) -> list[tuple[str, cst.BaseExpression]] |
             return None
         found.append((statement.targets[0].target.value, statement.value))
     return found
+
+
+def _is_string_literal(node: cst.BaseExpression) -> bool:
+    """A message Dynamo's assert rewrite takes as it is: plain string literals, adjacent ones included."""
+    if isinstance(node, cst.SimpleString):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return _is_string_literal(node.left) and _is_string_literal(node.right)
+    return False

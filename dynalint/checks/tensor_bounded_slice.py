@@ -1,4 +1,11 @@
-"""DYN103 ``tensor-bounded-slice``: slice bounds taken from tensor data. Page: ``rules/DYN103-tensor-bounded-slice.md``."""
+"""DYN103 ``tensor-bounded-slice``: slice bounds, or an index, taken from tensor data.
+
+Page: ``rules/DYN103-tensor-bounded-slice.md``. A slice bound must be a Python int, so a tensor there is
+read into Python (GB0124). An index that is a 0-d tensor (``scores[scores.argmax()]``) is read the same
+way, through ``__index__`` (GB0033, measured on torch 2.13); an index tensor of one or more dimensions is
+advanced indexing, which traces, so only indexes the value analysis knows to be 0-d count
+(``ValueScope.is_scalar_tensor``).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ import libcst as cst
 from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -18,16 +26,31 @@ if TYPE_CHECKING:
 class TensorBoundedSlice(Rule):
     code = "DYN103"
     name = "tensor-bounded-slice"
-    message = "A slice bounded by a tensor value in compiled code reads the bound into Python and breaks the graph"
+    message = "{subject} in compiled code reads {read} into Python and breaks the graph"
     help = "Pass the bounds as Python ints, or use `narrow` / `index_select` with `torch.arange`"
-    gb_ids = ("GB0124",)
+    gb_ids = ("GB0124", "GB0033")
     supersedes = ("DYN104",)  # ``x[: int(t.sum())]``: the conversion is this slice's break
+
+    _statement_reported = False  # a 0-d index of the current simple statement was reported
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._statement_reported = False
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.context.settings.capture_scalar_outputs:
             return
         for element, bounds in _reported_bounds(self.context, node):
-            self.report(element, confidence=max(self.context.kind(b) for b in bounds).confidence)
+            self.report(element, confidence=max(self.context.kind(b) for b in bounds).confidence,
+                        gb_ids=("GB0124",), subject="A slice bounded by a tensor value", read="the bound")
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and self.context.values.is_scalar_tensor(index.value):
+                if self._statement_reported:
+                    continue  # the first read breaks, and Dynamo runs the rest of the statement eagerly
+                self._statement_reported = True
+                kind = self.context.kind(index.value)
+                self.report(element, confidence=kind.confidence if kind.is_tensor_like else Confidence.LIKELY,
+                            gb_ids=("GB0033",), subject="Indexing with a 0-d tensor", read="the index")
 
 
 def _reported_bounds(

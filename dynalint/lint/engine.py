@@ -396,7 +396,7 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
                 end=segment.position(span.end.line, span.end.column),
                 help=rule.help,
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
-                gb_ids=rule.gb_ids,
+                gb_ids=report.gb_ids if report.gb_ids is not None else rule.gb_ids,
                 region=report.region,
                 fix=None if report.rewrite is None or id(report) not in fixable else to_fix(
                     report.rewrite, segment.module, positions.__getitem__, segment.position, parents, text),

@@ -36,6 +36,9 @@ class Report:
     region: Region | None
     skips_frame: bool = False  # inside a loop's body or a ``try``: a break here gives up the frame
     rewrite: Rewrite | None = None  # the rule's fix, as LibCST (``rewrites.py``)
+    # The GB ids of the pattern found, where a rule's patterns break with different ids (a slice bound
+    # GB0124, a 0-d index GB0033); ``None``: the rule's ``gb_ids``.
+    gb_ids: tuple[str, ...] | None = None
 
 
 class Rule:
@@ -62,7 +65,7 @@ class Rule:
 
     def report(
         self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
-        rewrite: Rewrite | None = None, **fields: object,
+        rewrite: Rewrite | None = None, gb_ids: tuple[str, ...] | None = None, **fields: object,
     ) -> None:
         self.reports.append(
             Report(
@@ -73,6 +76,7 @@ class Rule:
                 region=region or self.context.region,
                 skips_frame=self.context.skips_frame,
                 rewrite=rewrite,
+                gb_ids=gb_ids,
             )
         )
 

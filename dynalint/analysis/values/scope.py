@@ -20,8 +20,11 @@ from dynalint.analysis.cst_walk import subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.torch_facts import (
     CONST_BUILTINS,
+    DATA_COMPARISON_FUNCTIONS,
+    DATA_COMPARISONS,
     DATA_CONVERSIONS,
     DATA_METHODS,
+    FULL_REDUCTIONS,
     META_ATTRIBUTES,
     META_METHODS,
     PASSTHROUGH_BUILTINS,
@@ -36,6 +39,7 @@ from dynalint.analysis.values.lattice import Kind, ValueType
 
 _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
 _CONTAINER_NODES = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
+_DIM_KEYWORDS = frozenset({"dim", "axis"})
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
@@ -71,6 +75,8 @@ class ValueScope:
     # Names that are ``None`` while Dynamo traces: a parameter no caller in compiled code passes, left to
     # its ``None`` default (``Program.passed_none``), and names bound to one.
     nones: set[str] = field(default_factory=set)
+    # Names bound to a 0-d tensor: a reduction over every element (``i = scores.argmax()``).
+    scalars: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -165,6 +171,10 @@ class ValueScope:
             structure = self.structure(value) if value is not None and kind is None else None
             if structure is not None:
                 self.structures[target.value] = structure
+            if kind is None and value is not None and self.is_scalar_tensor(value):
+                self.scalars.add(target.value)
+            else:
+                self.scalars.discard(target.value)
 
     def record_append(self, call: cst.Call) -> None:
         """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
@@ -234,6 +244,31 @@ class ValueScope:
             if found is not None and (found.item is not Kind.UNKNOWN or found.elements is not None):
                 return found
         return None
+
+    def is_scalar_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a 0-d tensor by how it is made: a reduction of a tensor over all its elements
+        (``t.argmax()``, ``torch.count_nonzero(mask)``, ``t.sum()``: no dimension given), arithmetic of one
+        with Python numbers or other 0-d tensors, or a name bound to one. Indexing with it reads it into
+        Python (``__index__``), which Dynamo cannot trace."""
+        if type(node) is cst.Name:
+            return node.value in self.scalars
+        if type(node) is cst.BinaryOperation:
+            sides = (node.left, node.right)
+            return any(self.is_scalar_tensor(side) for side in sides) and all(
+                self.is_scalar_tensor(side) or self.kind(side) in (Kind.CONST, Kind.META) for side in sides)
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            return self.is_scalar_tensor(node.expression)
+        if type(node) is not cst.Call or any(a.star or a.keyword is not None and a.keyword.value in _DIM_KEYWORDS
+                                               for a in node.args):
+            return False
+        func = node.func
+        resolved = self.resolve(func)
+        if resolved is not None:
+            positional = [a for a in node.args if a.keyword is None]
+            return (resolved.removeprefix("torch.") in FULL_REDUCTIONS and resolved.startswith("torch.")
+                    and len(positional) == 1 and self.kind(positional[0].value).may_be_tensor)
+        return (type(func) is cst.Attribute and func.attr.value in FULL_REDUCTIONS
+                and not any(a.keyword is None for a in node.args) and self.kind(func.value).may_be_tensor)
 
     def _splits_a_tensor(self, node: cst.Call) -> bool:
         """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
@@ -373,6 +408,8 @@ class ValueScope:
         resolved = self.imports.resolve(dotted)
         if resolved is None:
             return Kind.UNKNOWN
+        if resolved in DATA_COMPARISON_FUNCTIONS:
+            return Kind.DATA
         if resolved.startswith("torch."):
             return _KIND_OF_RESULT[torch_result(resolved)]
         args = [self.kind(a.value) for a in node.args]
@@ -402,6 +439,8 @@ class ValueScope:
             # ``.item()`` of a shape value (a TorchScript-era ``if isinstance(n, Tensor): n = n.item()``) is
             # still that shape value; only a tensor's contents are data.
             return Kind.META if base is Kind.META else Kind.DATA
+        if base in (Kind.TENSOR, Kind.INPUT) and name in DATA_COMPARISONS:
+            return Kind.DATA
         if base in (Kind.TENSOR, Kind.INPUT):
             # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
