@@ -7,23 +7,29 @@ rule enabled, and every Use-instead (or When-this-does-not-apply) block yields n
 
 - ``break``: every annotated line breaks the graph with one of the rule's GB ids and no other line breaks;
   Use-instead compiles without any break.
-- ``recompile``: no break; some frame recompiles more than ``RECOMPILES_ALLOWED`` times (one recompile is
-  automatic dynamic shapes doing its job) and every annotated line installed a guard that failed;
-  Use-instead: no break, no frame recompiled more than that.
+- ``recompile``: no break; some frame recompiles more than ``observations.RECOMPILES_ALLOWED`` times (one
+  recompile is automatic dynamic shapes doing its job) and every annotated line installed a guard that
+  failed; Use-instead: no break, no frame recompiled more than that.
 - ``rank-divergence`` (run as rank 0 and rank 1 under the fake process group): every annotated line
   breaks on some ranks and not on others, no other line breaks, and the ranks compile different numbers
   of graphs; Use-instead breaks on no rank.
 - ``stale-value`` (every compiled call replayed eagerly): no break, and some call returns something else
   than the eager replay; Use-instead: no break, no mismatch.
+
+The version matrix (``rules/versions.json``, made by ``bench/versions/matrix.py`` under several torch
+releases) must hold, for the installed torch, what these runs observe: both reduce a block's result with
+``bench/versions/observations.py``, which also says which blocks there are and how each kind is run.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import re
-from collections import Counter
+import sys
 
 import pytest
-from conftest import run_snippets
+from conftest import ROOT, run_snippets
 
 from dynalint.api import lint_source
 from dynalint.checks import ALL_RULES
@@ -32,21 +38,20 @@ from dynalint.output import rule_table
 from dynalint.pipeline import fixing
 from dynalint.project.config import Config
 
+sys.path.insert(0, str(ROOT / "bench" / "versions"))
+import observations  # noqa: E402  (bench/versions/observations.py)
+
 PAGES = rule_pages.load_pages()
 RULES = {rule.code: rule for rule in ALL_RULES}
 KINDS = ("break", "recompile", "rank-divergence", "stale-value")
 WHY = {"break": "Why does it break the graph?", "recompile": "Why does it recompile?",
        "rank-divergence": "Why does it break the graph?", "stale-value": "Why is the value stale?"}
-HARNESS_MODES = {"rank-divergence": {"ranks": [0, 1]}, "stale-value": {"compare_eager": True}}
-RECOMPILES_ALLOWED = 1
+MATRIX_PATH = ROOT / "rules" / "versions.json"
+MATRIX = json.loads(MATRIX_PATH.read_text(encoding="utf-8"))
+REMAKE = "remake it: python bench/versions/matrix.py (see bench/versions/README.md)"
 
-
-EXAMPLES = [b for page in PAGES.values() for b in page.blocks("Example")]
-# Blocks under "When this does not apply" show settings under which the construct does not break:
-# they are held to the same standard as "Use instead" (no finding, no break).
-USE_INSTEAD = [
-    b for page in PAGES.values() for section in ("Use instead", "When this does not apply") for b in page.blocks(section)
-]
+# Use-instead blocks include those under "When this does not apply" (held to the same standard).
+EXAMPLES, USE_INSTEAD = observations.page_blocks(PAGES)
 
 
 def test_every_rule_has_a_page_and_every_page_a_rule() -> None:
@@ -205,29 +210,16 @@ def _close(got: object, want: object) -> bool:
 
 @pytest.fixture(scope="session")
 def dynamo_results() -> dict[str, dict]:
-    return run_snippets([
-        {"id": b.id, "source": b.source, **HARNESS_MODES.get(PAGES[b.page].kind, {})}
-        for b in EXAMPLES + USE_INSTEAD
-    ])
+    return run_snippets(observations.harness_snippets(EXAMPLES + USE_INSTEAD, PAGES))
 
 
 def _annotated(block: rule_pages.Block) -> set[int]:
     return {line for line, _ in block.expected()}
 
 
-def _breaks(result: dict) -> set[tuple[int, str]]:
-    return {(b["line"], b["gb_id"]) for b in result["breaks"]}
-
-
-def _most_recompiles(result: dict) -> int:
-    """Recompilations of the most recompiled frame (``compile_id`` is ``frame/attempt``)."""
-    per_frame = Counter((r.get("rank"), r["compile_id"].split("/")[0]) for r in result["recompiles"])
-    return max(per_frame.values(), default=0)
-
-
 def _example_breaks(block: rule_pages.Block, result: dict) -> None:
     gb_ids = RULES[block.page].gb_ids
-    observed = _breaks(result)
+    observed = observations.break_pairs(result)
     for line in _annotated(block):
         assert any(gb in gb_ids for seen_line, gb in observed if seen_line == line), (
             f"line {line} did not break with one of {gb_ids}; Dynamo saw {sorted(observed)}"
@@ -238,14 +230,15 @@ def _example_breaks(block: rule_pages.Block, result: dict) -> None:
 
 def _example_recompiles(block: rule_pages.Block, result: dict) -> None:
     assert not result["breaks"], result["breaks"]
-    assert _most_recompiles(result) > RECOMPILES_ALLOWED, f"recompiles: {result['recompiles']}"
-    guard_lines = {r["line"] for r in result["recompiles"]}
+    assert observations.most_recompiles(result) > observations.RECOMPILES_ALLOWED, (
+        f"recompiles: {result['recompiles']}")
+    guard_lines = observations.guard_lines(result)
     for line in _annotated(block):
         assert line in guard_lines, f"no failing guard from line {line}; recompiles: {result['recompiles']}"
 
 
 def _example_diverges(block: rule_pages.Block, result: dict) -> None:
-    per_rank = {rank: {line for line, _ in _breaks(r)} for rank, r in result["per_rank"].items()}
+    per_rank = {rank: {line for line, _ in observations.break_pairs(r)} for rank, r in result["per_rank"].items()}
     for line in _annotated(block):
         breaking = {rank for rank, lines in per_rank.items() if line in lines}
         assert breaking and breaking != set(per_rank), f"line {line} broke on ranks {sorted(breaking)} of {sorted(per_rank)}"
@@ -275,14 +268,41 @@ def test_example_really_shows_its_hazard_under_dynamo(block: rule_pages.Block, d
 @pytest.mark.torch
 @pytest.mark.parametrize("block", USE_INSTEAD, ids=lambda b: b.id)
 def test_use_instead_compiles_without_a_break(block: rule_pages.Block, dynamo_results: dict[str, dict]) -> None:
-    result = dynamo_results[block.id]
-    assert result["error"] is None, result["error"]
-    assert result["breaks"] == [], result["breaks"]  # in the ranks mode: the union over the ranks
-    kind = PAGES[block.page].kind
-    if kind == "recompile":
-        assert _most_recompiles(result) <= RECOMPILES_ALLOWED, f"recompiles: {result['recompiles']}"
-    elif kind == "stale-value":
-        assert result["mismatches"] == [], result["mismatches"]
+    # An error, a break (in the ranks mode: on any rank), or the page kind's hazard.
+    hazards = observations.hazards(PAGES[block.page].kind, dynamo_results[block.id])
+    assert not hazards, hazards
+
+
+# -- the version matrix ----------------------------------------------------------------------------
+def test_version_matrix_describes_the_blocks_of_the_pages() -> None:
+    """Every block as the pages have it now, and an observation of each under every release measured."""
+    described = {block.id: observations.block_description(block, PAGES[block.page].kind)
+                 for block in EXAMPLES + USE_INSTEAD}
+    assert MATRIX["blocks"] == described, f"{MATRIX_PATH.name} describes other blocks than the pages; {REMAKE}"
+    assert MATRIX["about"] == observations.SCHEMA, REMAKE
+    assert MATRIX["releases"], REMAKE
+    for release, entry in MATRIX["releases"].items():
+        assert set(entry["blocks"]) == set(described), release
+        assert observations.release_numbers(entry["torch"]) == release
+
+
+def _matrix_entry_for_installed_torch() -> dict:
+    """The matrix's release whose torch has the release numbers of the installed one (metadata only)."""
+    installed = importlib.metadata.version("torch")
+    for entry in MATRIX["releases"].values():
+        if observations.release_numbers(entry["torch"]) == observations.release_numbers(installed):
+            return entry
+    raise AssertionError(f"{MATRIX_PATH.name} has no entry for the installed torch {installed}; {REMAKE}")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("block", EXAMPLES + USE_INSTEAD, ids=lambda b: b.id)
+def test_version_matrix_agrees_with_the_installed_torch(block: rule_pages.Block,
+                                                        dynamo_results: dict[str, dict]) -> None:
+    """The committed observation of this block for this torch is what the page tests observe now."""
+    measured = observations.observed(block, PAGES[block.page].kind, dynamo_results[block.id])
+    committed = _matrix_entry_for_installed_torch()["blocks"].get(block.id)
+    assert committed == measured, f"{MATRIX_PATH.name} says {committed}, this torch gives {measured}; {REMAKE}"
 
 
 def test_rule_table_is_generated_from_the_registry_and_the_pages_field_by_field() -> None:
