@@ -90,6 +90,9 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Codes, prefixes or ALL to enable (replaces the default set).")
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable.")
+@click.option("--target-torch", metavar="VERSION",
+              help="The torch the findings are for (default: config, else the installed torch, the project's pin, "
+                   "the newest measured release).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="Config file to use.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths given explicitly too.")
@@ -125,6 +128,7 @@ def check(
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
+    target_torch: str | None,
     config_file: Path | None,
     exit_zero: bool,
     force_exclude: bool,
@@ -163,7 +167,7 @@ def check(
         config = load(config_file, start if start.exists() else Path.cwd())
         overrides = Overrides(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
-            min_confidence=Confidence(min_confidence) if min_confidence else None,
+            min_confidence=Confidence(min_confidence) if min_confidence else None, target_torch=target_torch,
         )
         config = config.with_overrides(**overrides)
     except ConfigError as error:
@@ -504,7 +508,9 @@ def rule(code_or_name: str) -> None:
             f"help: {found.help}\nGB ids: {', '.join(found.gb_ids)}"
         )
         return
-    click.echo(page.text.rstrip())
+    from dynalint.output.release_table import release_table
+
+    click.echo(page.text.rstrip() + "\n\n" + release_table(found.code))
 
 
 @main.command(short_help="Run the language server on stdin/stdout.")

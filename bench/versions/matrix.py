@@ -11,6 +11,7 @@ When-this-does-not-apply block of every page through ``tests/harness/run_snippet
 environment's Python, in the modes the page tests use, on the CPU (``CUDA_VISIBLE_DEVICES`` empty), and
 reduces each result with ``observations.observed``, the reduction the page tests check the committed
 matrix with. The file holds exactly the releases asked for; its ``about`` key describes the schema.
+Then it makes the linter's version table from it (``table.py`` -> ``dynalint/model/torch_releases.py``).
 
 Standard library only (any Python 3.11 runs it); torch runs only in the subprocesses. See ``README.md``.
 """
@@ -191,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{time.monotonic() - ready:.0f} s ({venv}, {platform.machine()})", file=sys.stderr, flush=True)
     args.out.write_text(as_text(matrix(measured, pages)), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
+    # The linter's version table, from the matrix just written (``table.py`` lints the Examples: it runs
+    # with a venv's Python, which has dynalint's requirements).
+    table = [str(venv_python(args.venvs / releases[0])), str(Path(__file__).with_name("table.py")), "--matrix",
+             str(args.out)]
+    subprocess.run(table, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     return 0
 
 

@@ -62,7 +62,7 @@ class DataDependentBranch(Rule):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if node.msg is not None and not _is_string_literal(node.msg):
-            self._truth_test(node.test, "`assert` with a computed message", gb_ids=("GB0170",))
+            self._truth_test(node.test, "`assert` with a computed message", gb_ids=("GB0170",), pattern="assert")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and id(node) not in self._judged:
@@ -82,10 +82,12 @@ class DataDependentBranch(Rule):
                 self.report(node, confidence=kind.confidence, construct="`bool()`")
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
-                    rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None) -> None:
+                    rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,
+                    pattern: str = "") -> None:
         tested = self._tested(test)
         whole = len(tested) == 1 and tested[0][0] is test  # the test is one tensor value: fixable
-        self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None, gb_ids)
+        self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None, gb_ids,
+                           pattern)
 
     def _tested(self, expression: cst.BaseExpression,
                 condition: str | None = None) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -113,7 +115,7 @@ class DataDependentBranch(Rule):
 
     def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
                       construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None,
-                      gb_ids: tuple[str, ...] | None = None) -> None:
+                      gb_ids: tuple[str, ...] | None = None, pattern: str = "") -> None:
         """One finding for the first tested value that is a tensor (Python stops at the first break)."""
         for value, reached_when in tested:
             if self.context.guard(value) is not None:
@@ -126,9 +128,9 @@ class DataDependentBranch(Rule):
             condition = static or reached_when or self.context.values.condition_of(value)
             if condition is not None:
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
-                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, construct=f"{construct} (only when `{shown}`)")
+                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, pattern=pattern, construct=f"{construct} (only when `{shown}`)")
             else:
-                self.report(node, confidence=kind.confidence, gb_ids=gb_ids, construct=construct,
+                self.report(node, confidence=kind.confidence, gb_ids=gb_ids, pattern=pattern, construct=construct,
                             rewrite=rewrite() if rewrite is not None and kind.is_tensor_like else None)
             return
 

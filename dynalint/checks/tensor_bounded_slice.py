@@ -41,7 +41,7 @@ class TensorBoundedSlice(Rule):
             return
         for element, bounds in _reported_bounds(self.context, node):
             self.report(element, confidence=max(self.context.kind(b) for b in bounds).confidence,
-                        gb_ids=("GB0124",), subject="A slice bounded by a tensor value", read="the bound")
+                        gb_ids=("GB0124",), pattern="slice", subject="A slice bounded by a tensor value", read="the bound")
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and self.context.values.is_scalar_tensor(index.value):
@@ -50,7 +50,7 @@ class TensorBoundedSlice(Rule):
                 self._statement_reported = True
                 kind = self.context.kind(index.value)
                 self.report(element, confidence=kind.confidence if kind.is_tensor_like else Confidence.LIKELY,
-                            gb_ids=("GB0033",), subject="Indexing with a 0-d tensor", read="the index")
+                            gb_ids=("GB0033",), pattern="index", subject="Indexing with a 0-d tensor", read="the index")
 
 
 def _reported_bounds(

@@ -24,12 +24,13 @@ class TensorItem(TensorArithmeticRule):
         func = node.func
         resolved = self.context.resolve(func)
         if resolved in DATA_COMPARISON_FUNCTIONS:
-            self.report(node, gb_ids=("GB0033",), call=f"{resolved}()")
+            self.report(node, gb_ids=("GB0033",), pattern=resolved, call=f"{resolved}()")
             return
         if isinstance(func, cst.Attribute) and func.attr.value in DATA_COMPARISONS and resolved is None:
             receiver = self.context.kind(func.value)
             if receiver.is_tensor_like or receiver is Kind.INPUT:
-                self.report(node, confidence=receiver.confidence, gb_ids=("GB0033",), call=f"Tensor.{func.attr.value}()")
+                self.report(node, confidence=receiver.confidence, gb_ids=("GB0033",), pattern=f"Tensor.{func.attr.value}",
+                            call=f"Tensor.{func.attr.value}()")
             return
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("item", "tolist") or node.args:
             return
@@ -38,4 +39,5 @@ class TensorItem(TensorArithmeticRule):
         receiver = self.context.kind(func.value)
         if receiver.is_tensor_like or receiver in (Kind.UNKNOWN, Kind.INPUT):
             rewrite = keep_tensor(node, func.value) if func.attr.value == "item" and self.in_tensor_arithmetic(node) else None
-            self.report(node, confidence=receiver.confidence, rewrite=rewrite, call=f"Tensor.{func.attr.value}()")
+            self.report(node, confidence=receiver.confidence, rewrite=rewrite, pattern=f"Tensor.{func.attr.value}",
+                        call=f"Tensor.{func.attr.value}()")

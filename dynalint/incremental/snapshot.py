@@ -54,7 +54,7 @@ class Ledger:
 
 def run_key(config: Config) -> str:
     """What the run's findings depend on besides the files: every setting, and the torch they are for."""
-    return repr((config, torch_target.target(config.target_torch)))
+    return repr((config, torch_target.target(config.target_torch, config.root)))
 
 
 def recordable(members: dict[str, Member]) -> bool:

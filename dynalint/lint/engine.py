@@ -397,6 +397,7 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
                 help=rule.help,
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
                 gb_ids=report.gb_ids if report.gb_ids is not None else rule.gb_ids,
+                pattern=report.pattern,
                 region=report.region,
                 fix=None if report.rewrite is None or id(report) not in fixable else to_fix(
                     report.rewrite, segment.module, positions.__getitem__, segment.position, parents, text),

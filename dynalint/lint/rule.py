@@ -39,6 +39,9 @@ class Report:
     # The GB ids of the pattern found, where a rule's patterns break with different ids (a slice bound
     # GB0124, a 0-d index GB0033); ``None``: the rule's ``gb_ids``.
     gb_ids: tuple[str, ...] | None = None
+    # Which of the rule's patterns this is, where patterns differ between torch releases (a call rule's
+    # callee, ``torch.distributed.reduce_scatter``); "" for the rule as a whole (``model/torch_releases.py``).
+    pattern: str = ""
 
 
 class Rule:
@@ -65,7 +68,8 @@ class Rule:
 
     def report(
         self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
-        rewrite: Rewrite | None = None, gb_ids: tuple[str, ...] | None = None, **fields: object,
+        rewrite: Rewrite | None = None, gb_ids: tuple[str, ...] | None = None, pattern: str = "",
+        **fields: object,
     ) -> None:
         self.reports.append(
             Report(
@@ -77,6 +81,7 @@ class Rule:
                 skips_frame=self.context.skips_frame,
                 rewrite=rewrite,
                 gb_ids=gb_ids,
+                pattern=pattern,
             )
         )
 
@@ -104,7 +109,8 @@ class CallRule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         if resolved in self.calls and self.applies(node, resolved):
-            self.report(node, rewrite=self.rewrite(node, resolved), call=f"{resolved.removeprefix('builtins.')}()")
+            self.report(node, rewrite=self.rewrite(node, resolved), pattern=resolved,
+                        call=f"{resolved.removeprefix('builtins.')}()")
 
     def applies(self, node: cst.Call, resolved: str) -> bool:
         return True

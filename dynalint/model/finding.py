@@ -70,8 +70,9 @@ class Verdict:
 
     ``verdict`` is ``confirmed``, ``refuted``, ``not reached`` or ``unverifiable``. At most one of the
     optional fields is set: ``reason`` (refuted: the inputs; not reached, unverifiable: why), ``matches_rule`` (a confirmed
-    finding: an observed GB id is one of the rule's), ``observed_in`` (a break no rule predicted), with
-    ``break_in`` where that break's innermost frame is in a file not linted.
+    finding: an observed GB id is one of the rule's; when it is not, ``reason`` says which ids the page gave and
+    which this torch broke with), ``observed_in`` (a break no rule predicted), with ``break_in`` where that break's
+    innermost frame is in a file not linted.
     """
 
     verdict: str
@@ -136,6 +137,18 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class TorchTarget:
+    """The torch a finding is for: the target (``target-torch``, else the installed torch, the project's pin
+    or the newest measured release) and the measured release that speaks for it (``model/torch_releases.py``)."""
+
+    target: str
+    measured: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"target": self.target, "measured": self.measured}
+
+
+@dataclass(frozen=True)
 class Finding:
     """One diagnostic: a rule's report or a DYN9xx problem with the input."""
 
@@ -152,6 +165,9 @@ class Finding:
     verify: Verdict | None = field(default=None, compare=False)  # set by ``--verify``
     cell: int | None = None  # a notebook's cell (1-based, ruff's ``cell``), whose lines ``start`` and ``end`` count
     fix: Fix | None = field(default=None, compare=False)  # set by a rule that can rewrite the code
+    # Which of its rule's patterns the finding is (``Report.pattern``): what the version table is keyed by.
+    pattern: str = field(default="", compare=False)
+    torch: TorchTarget | None = field(default=None, compare=False)  # set by the selection stage
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

@@ -26,7 +26,7 @@ from dynalint.incremental import cache, snapshot
 from dynalint.model.finding import Finding
 from dynalint.output.progress import Report
 from dynalint.pipeline.result import STDIN, LintResult, merged
-from dynalint.pipeline.selection import selected
+from dynalint.pipeline.selection import selected, shown
 from dynalint.pipeline.stages import Inputs, Stages
 from dynalint.project import files, notebook
 from dynalint.project.config import Config
@@ -174,7 +174,7 @@ class Pipeline:
         answered = (None if self.options.program_needed or self.options.texts
                     else snapshot.answer(store, key, members, named))
         if answered is not None:
-            return LintResult(sorted((f for f in answered if selected(f, config)), key=lambda f: f.sort_key),
+            return LintResult(sorted(shown(answered, config), key=lambda f: f.sort_key),
                               len(inputs))
         ledger = snapshot.Ledger()
         result = Stages(config, store, self.options.jobs, self.progress, ledger).lint_all(inputs, context)

@@ -23,7 +23,7 @@ from dynalint.model import diagnostics
 from dynalint.model.finding import Confidence, Finding, Region
 from dynalint.output.progress import Report
 from dynalint.pipeline.result import LintResult
-from dynalint.pipeline.selection import rules_for, selected
+from dynalint.pipeline.selection import rules_for, shown
 from dynalint.project import files, newer_syntax
 from dynalint.project.config import Config
 
@@ -79,7 +79,7 @@ class Stages:
         program, unlinkable = self.link(parsed)
         self.ledger.complete = self.ledger.complete and not unlinkable
         linted = self.lint(parsed, program)
-        findings = [f for f in (*unparsable, *unlinkable, *linted) if selected(f, self.config)]
+        findings = shown((*unparsable, *unlinkable, *linted), self.config)
         return LintResult(
             sorted(findings, key=lambda f: f.sort_key), len(inputs), program, entry_regions(program, parsed)
         )

@@ -52,6 +52,7 @@ class Overrides(TypedDict, total=False):
     extend_select: tuple[str, ...] | None
     ignore: tuple[str, ...] | None
     min_confidence: Confidence | None
+    target_torch: str | None
 
 
 class _Limits(TypedDict, total=False):
@@ -124,9 +125,12 @@ class Config:
     def with_overrides(
         self, *, select: tuple[str, ...] | None = None, extend_select: tuple[str, ...] | None = None,
         ignore: tuple[str, ...] | None = None, min_confidence: Confidence | None = None,
+        target_torch: str | None = None,
     ) -> Config:
         """A copy with CLI values applied (``None`` means "not given on the command line")."""
         where = "the command line"
+        if target_torch is not None and not _VERSION.match(target_torch):
+            raise ConfigError(f"{where}: --target-torch must be a version such as 2.13, got {target_torch!r}")
         select = None if select is None else _check_selectors("--select", select, where)
         extend_select = None if extend_select is None else _check_selectors("--extend-select", extend_select, where)
         ignore = None if ignore is None else _check_selectors("--ignore", ignore, where)
@@ -136,6 +140,7 @@ class Config:
             extend_select=self.extend_select if extend_select is None else extend_select,
             ignore=self.ignore if ignore is None else ignore,
             min_confidence=self.min_confidence if min_confidence is None else min_confidence,
+            target_torch=self.target_torch if target_torch is None else target_torch,
         )
 
 

@@ -1,6 +1,8 @@
 """Verify stage, the judge: turn what the workers observed into a verdict on every finding (no torch).
 
-- ``confirmed``: Dynamo broke the graph on the finding's line (the observed GB ids are attached);
+- ``confirmed``: Dynamo broke the graph on the finding's line (the observed GB ids are attached; when
+  none is an id the finding names for this torch, the reason says which ids the page gave and which
+  this torch broke with);
 - ``refuted``: Dynamo traced the line and did not break there, for the inputs named in the reason;
 - ``not reached``: the code was run under compile but never traced that line; the reason says why:
   a branch those inputs did not take, or an earlier break in the same function after which Dynamo
@@ -74,7 +76,11 @@ def judge(
         explained.update((path, line) for line in lines)
         if breaks:
             gb_ids = tuple(sorted({b.gb_id or "unknown" for b in breaks}))
-            verdict = Verdict(CONFIRMED, gb_ids, matches_rule=any(g in finding.gb_ids for g in gb_ids))
+            matches = any(g in finding.gb_ids for g in gb_ids)
+            # The finding names the ids its pattern breaks with on the target torch (the version table): a
+            # break with others is this torch's news, and the verdict says so.
+            verdict = Verdict(CONFIRMED, gb_ids, matches_rule=matches, reason=None if matches or not finding.gb_ids else
+                              f"the page says {', '.join(finding.gb_ids)}; this torch breaks with {', '.join(gb_ids)}")
         elif any((path, line) in traced for line in lines):
             tracers = [r for line in lines for r in traced.get((path, line), ())]
             verdict = Verdict(REFUTED, reason=f"for {_inputs(tracers)}")

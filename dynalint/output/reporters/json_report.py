@@ -44,6 +44,7 @@ def as_dict(finding: Finding) -> dict[str, object]:
             ],
         },
         "verify": None if finding.verify is None else finding.verify.as_dict(),
+        "torch": None if finding.torch is None else finding.torch.as_dict(),
     }
 
 

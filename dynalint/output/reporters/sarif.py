@@ -120,6 +120,8 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str, working_d
         result["ruleIndex"] = index[finding.code]
     location: dict[str, object] = {"artifactLocation": {"uri": artifact_uri(finding.filename, working_directory)}}
     properties: dict[str, object] = {"confidence": finding.confidence.value, "gb_ids": list(finding.gb_ids)}
+    if finding.torch is not None:
+        properties["torch"] = finding.torch.as_dict()  # the target torch the GB ids are for
     if finding.cell is None:
         location["region"] = {
             "startLine": finding.start.line,

@@ -68,7 +68,8 @@ def _verdict(finding: Finding) -> str:
     if verify is None:
         return ""
     if verify.verdict == "confirmed":
-        return f" [confirmed {', '.join(verify.gb_ids)}]".replace(" ]", "]")
+        because = f": {verify.reason}" if verify.reason else ""
+        return f" [confirmed {', '.join(verify.gb_ids)}{because}]".replace(" ]", "]")
     if not verify.reason:
         return f" [{verify.verdict}]"
     return f" [{verify.verdict}{' ' if verify.verdict == 'refuted' else ': '}{verify.reason}]"
