@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from dynalint.api import lint_source
 from dynalint.model.finding import Confidence, Finding
 from dynalint.project.config import Config
@@ -342,8 +344,9 @@ def test_an_instance_made_and_called_in_one_expression_runs_its_call() -> None:
         def step(x):
             return Helper(2)(x)
     """)
-    assert set(found) == {"called"}
+    assert set(found) == {"called", "constructor"}  # Dynamo traces ``Helper(2)``'s ``__init__`` too
     assert "Helper.__call__" in found["called"].region.chain[-1].function
+    assert "Helper.__init__" in found["constructor"].region.chain[-1].function
 
 
 def test_a_method_called_on_an_instance_of_a_class_picked_from_a_registry() -> None:
@@ -440,3 +443,71 @@ def test_a_called_parameter_takes_what_any_caller_in_the_tree_passes_by_position
     def run(p, r):
         return compute(p, r)
     """)
+
+
+CONSTRUCTED = """
+import torch
+from torch import nn
+
+
+class Solver:
+    def __init__(self, x, **unused):
+        print("unused options")
+        self.steps = int(x.sum().item())
+
+
+class Base:
+    def __init__(self, x):
+        print("base constructor")
+        self.x = x
+
+
+class Derived(Base):
+    pass
+
+
+class Scaled(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(n))
+
+    def forward(self, x):
+        return x * self.weight
+
+
+SOLVERS = {"plain": Solver}
+
+
+@torch.compile(backend="eager")
+def run(x):
+    solver = SOLVERS["plain"](x, extra=1)
+    inherited = Derived(x)
+    scaled = Scaled(4)
+    return scaled(x) * solver.steps + inherited.x
+
+
+run(torch.randn(4))
+"""
+
+
+def test_a_class_constructed_in_compiled_code_has_its_constructor_compiled() -> None:
+    """``Solver(...)``, through a registry too, runs ``Solver.__init__`` under Dynamo; a class with no
+    ``__init__`` of its own runs its base's."""
+    lines = CONSTRUCTED.splitlines()
+    findings = lint_source(CONSTRUCTED, "case.py", Config(select=("DYN2", "DYN101", "DYN503")))
+    flagged = {(f.code, lines[f.start.line - 1].strip()) for f in findings}
+    assert flagged == {
+        ("DYN201", 'print("unused options")'), ("DYN101", "self.steps = int(x.sum().item())"),
+        ("DYN201", 'print("base constructor")'), ("DYN503", "self.weight = nn.Parameter(torch.ones(n))"),
+    }
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_in_the_constructors_of_classes_built_in_compiled_code() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "constructed", "source": CONSTRUCTED}])["constructed"]
+    assert result["error"] is None
+    broken = {brk["line"] for brk in result["breaks"]}
+    findings = lint_source(CONSTRUCTED, "case.py", Config(select=("DYN2", "DYN101", "DYN503")))
+    assert {f.start.line for f in findings} <= broken

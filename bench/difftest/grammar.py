@@ -10,8 +10,8 @@ a *value* (a tensor of float, int or bool dtype, a Python value known at trace t
 compile-time guard, a container), a *derivation* of it (``.item()``, ``and``/``or``/``not``, a
 conditional expression, a comparison, a mask, a reduction, a call through a helper or submodule), and a
 *use* (``if``, ``while``, a conditional expression, ``assert`` with or without a literal or computed
-message, ``range()``, a factory, ``view``, list indexing, indexing with a 0-d tensor, logging), placed in
-the plain body, in a loop or in a ``try`` block. Names are neutral
+message, ``range()``, a factory, ``view``, list indexing, indexing with a 0-d tensor, logging, a helper
+whose parameter a later line shows to be a tensor), placed in the plain body, in a loop or in a ``try`` block. Names are neutral
 (``v3``) or deliberately misleading (an int called ``mask``), so a name is never evidence.
 
 The construct label (``use/value/placement``) is what the confusion tables group by. The same seed
@@ -335,8 +335,30 @@ def use_iteration(rng: random.Random, setup: list[str], counter: list[int]) -> t
     return [f"{name} = [t for t in {items} if {cond}]", "y = y * 1"], f"iterate/comprehension-if"
 
 
+def use_parameter_evidence(rng: random.Random, setup: list[str], counter: list[int]) -> tuple[list[str], str]:
+    """A helper tests its parameter, and only a later line shows what the parameter is (``v.type_as(w)``):
+    at the top level of its body (then it is a tensor throughout), or under a type test (then it may not be)."""
+    helper = f"pick{counter[0] + 1}"
+    counter[0] += 1
+    shape = rng.choice(["top-level", "top-level", "under-isinstance"])
+    argument, label = rng.choice([("x.sum()", "tensor"), ("(x > 0).sum()", "tensor"), ("n", "int")])
+    if shape == "top-level" and label == "int":
+        argument, label = "x.mean()", "tensor"  # ``n.type_as(w)`` would raise
+    evidence = rng.choice(["v = v.type_as(w)", "v = v.clone()", "d = v.dim()", "v = v.unsqueeze(0).squeeze(0)"])
+    test = rng.choice(["v == 0", "v < 1", "not v"])
+    if shape == "top-level":
+        body = [f"    if {test}:", "        return w", f"    {evidence}"]
+    else:
+        body = [f"    if {test}:", "        return w", "    if isinstance(v, torch.Tensor):", f"        {evidence}"]
+    setup += [f"def {helper}(v, w):", *body, "    return w * 2"]
+    return [f"y = {helper}({argument}, y)"], f"parameter-evidence/{shape}-{label}"
+
+
 USES = [use_if, use_ternary, use_boolop_assign, use_while, use_assert, use_container_truth, use_range,
         use_factory, use_view, use_index, use_scalar, use_logging, use_iteration]
+# Uses added later, each drawn for a share of the seeds from a stream of its own, so that the programs
+# of every other seed stay what they were (and Dynamo's kept verdicts stay valid).
+LATER_USES = [(use_parameter_evidence, 0.07)]
 
 
 def generate(seed: int) -> Program:
@@ -344,6 +366,9 @@ def generate(seed: int) -> Program:
     counter = [0]
     setup: list[str] = []
     use = rng.choice(USES)
+    for later, share in LATER_USES:
+        if random.Random(f"{later.__name__}:{seed}").random() < share:
+            use = later
     probe, construct = use(rng, setup, counter)
     placement = rng.choice(["plain", "plain", "plain", "loop", "try"])
     body: list[str] = list(setup)

@@ -333,9 +333,17 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
-        # Calling a class constructs it (``__init__`` is not compiled code we lint); only functions count.
-        qualified = self.resolve_name(module, callee)
-        return [qualified] if qualified in self.functions else []
+        return self._called(self.resolve_name(module, callee))
+
+    def _called(self, qualified: str | None) -> list[str]:
+        """What calling ``qualified`` runs in the tree: the function, or for a class of the tree its ``__init__``
+        (Dynamo traces a constructor called in compiled code: a break in it is a break there)."""
+        if qualified in self.functions:
+            return [qualified]
+        if qualified in self.classes:
+            constructor = self.method(qualified, "__init__")
+            return [constructor] if constructor else []
+        return []
 
     # -- dynamic dispatch -----------------------------------------------------------------------
     def _dispatched(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
@@ -418,8 +426,7 @@ class Program:
         if kind == dispatch.NEW:
             return self.instance_call(self.instance_class(module, written))
         if kind == dispatch.REF:
-            qualified = self.resolve_name(module, written)
-            return [qualified] if qualified in self.functions else []
+            return self._called(self.resolve_name(module, written))
         if kind in (dispatch.ITEM, dispatch.NEW_ITEM):
             items = self.registry_items(module, written)
             if kind == dispatch.ITEM:

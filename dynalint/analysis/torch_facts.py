@@ -121,6 +121,13 @@ TENSOR_ONLY_METHODS = frozenset(
      "eq", "ne", "gt", "ge", "lt", "le", "cumsum", "size", "dim", "numel", "new_zeros", "new_ones", "new_full",
      "new_empty", "type_as", "to", "cpu", "cuda", "float", "long", "bool"}
 ) | REDUCTIONS
+# Those that no other common type has either: not ``nn.Module``'s (``to``, ``float``, ``cuda``), not numpy's
+# (``reshape``, ``sum``, ``transpose``): a parameter they are called on is a tensor (``values/scope.py``).
+STRICT_TENSOR_METHODS = frozenset(
+    {"clone", "detach", "contiguous", "permute", "unsqueeze", "masked_fill", "softmax", "log_softmax", "type_as",
+     "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "expand", "expand_as", "numel", "dim",
+     "masked_fill_", "index_select", "gather", "scatter", "scatter_add", "narrow", "unbind", "chunk"}
+)
 # Those of them that give a tensor: a function returning one returns a tensor. Not ``size()`` or ``dim()``,
 # nor the methods ``nn.Module`` shares (``return model.to(device)`` in a factory returns a module).
 TENSOR_RESULT_METHODS = TENSOR_ONLY_METHODS - META_METHODS - {"to", "cpu", "cuda", "float", "half", "long", "bool"}

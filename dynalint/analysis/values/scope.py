@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dynalint.analysis.cst_walk import subclass_test
+from dynalint.analysis.cst_walk import descendants, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.torch_facts import (
     CONST_BUILTINS,
@@ -30,6 +30,7 @@ from dynalint.analysis.torch_facts import (
     PASSTHROUGH_BUILTINS,
     REDUCTIONS,
     SPLITTING_BUILTINS,
+    STRICT_TENSOR_METHODS,
     TENSOR_ATTRIBUTES,
     TENSOR_ONLY_METHODS,
     TorchResult,
@@ -114,6 +115,8 @@ class ValueScope:
                     scope.structures[name] = declared
             else:
                 scope.env[name] = _unannotated_parameter_kind(param, is_forward)
+        for name in _used_as_tensors(node, {n for n, k in scope.env.items() if k in (Kind.UNKNOWN, Kind.INPUT)}):
+            scope.env[name] = Kind.TENSOR
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Kind.UNKNOWN
@@ -465,6 +468,39 @@ class ValueScope:
             return Kind.TENSOR if Kind.TENSOR in containers else Kind.UNKNOWN
         kinds = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
         return max(kinds)
+
+
+def _used_as_tensors(function: cst.FunctionDef, candidates: set[str]) -> set[str]:
+    """The parameters among ``candidates`` that the body's own top-level statements call a tensor-only method on
+    (``error_ratio.type_as(last_step)``) before rebinding them: a tensor from the first line (the call would
+    fail on anything else), so ``if error_ratio == 0:`` above it asks a tensor. Statements nested in a branch,
+    a loop or a ``try`` do not count: a type test may have chosen them."""
+    if not candidates or not isinstance(function.body, cst.IndentedBlock):
+        return set()
+    found: set[str] = set()
+    live = set(candidates)
+    for statement in function.body.body:
+        if not live:
+            break
+        top_level = isinstance(statement, cst.SimpleStatementLine)
+        bound: set[str] = set()
+        for node in descendants(statement):
+            kind = type(node)
+            if kind is cst.Call:
+                func = node.func  # type: ignore[attr-defined]
+                if (top_level and type(func) is cst.Attribute and type(func.value) is cst.Name
+                        and func.value.value in live and func.attr.value in STRICT_TENSOR_METHODS):
+                    found.add(func.value.value)
+            elif kind in _BINDING_NODES:
+                target = node.name if kind is cst.AsName else node.target  # type: ignore[attr-defined]
+                bound |= {n.value for n in descendants(target) if type(n) is cst.Name}
+        live -= bound  # rebound here (in a compound statement: perhaps), so no longer the parameter
+    return found
+
+
+# Nodes that bind the names in their target: assignments, loop, ``with ... as`` and ``except ... as`` targets, walrus.
+_BINDING_NODES = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.AsName,
+                            cst.NamedExpr})
 
 
 def _unannotated_parameter_kind(param: cst.Param, is_forward: bool) -> Kind:
