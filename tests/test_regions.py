@@ -411,6 +411,27 @@ def test_compile_guards_the_project_wrote(tmp_path) -> None:
     assert lint_paths([str(tmp_path)], Config()).findings == []
 
 
+@pytest.mark.parametrize("alias, body", [
+    ('getattr(torch.compiler, "is_compiling", None) or getattr(torch._dynamo, "is_compiling", None)',
+     "return bool(_compiling()) if _compiling is not None else False"),
+    ("torch.compiler.is_compiling", "return _compiling()"),
+    ('getattr(torch.compiler, "is_compiling", None)', "return bool(_compiling())"),
+])
+def test_a_guard_written_against_an_alias_found_at_import_is_a_guard(alias: str, body: str) -> None:
+    """Version-tolerant libraries look ``is_compiling`` up once and wrap it (kornia's ``is_compiling``)."""
+    source = (f"import torch\n\n_compiling = {alias}\n\n\ndef is_compiling() -> bool:\n    {body}\n\n\n"
+              "@torch.compile\ndef f(x, target: torch.Tensor):\n"
+              "    if not is_compiling() and not (target.max() < 3):\n        print(x)\n    return x\n")
+    assert flagged_lines(source) == set()
+
+
+def test_an_alias_of_another_torch_function_is_not_a_guard() -> None:
+    source = ('import torch\n\n_exporting = getattr(torch.compiler, "is_exporting", None)\n\n\n'
+              "def is_exporting() -> bool:\n    return bool(_exporting()) if _exporting is not None else False\n\n\n"
+              "@torch.compile\ndef f(x):\n    if not is_exporting():\n        print(x)\n    return x\n")
+    assert flagged_lines(source) == {13}
+
+
 def test_a_guard_returned_by_a_nested_function_does_not_make_its_owner_a_guard() -> None:
     source = textwrap.dedent("""
         import torch

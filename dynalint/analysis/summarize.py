@@ -43,6 +43,7 @@ def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False
     imports = _collect_imports(tree, module, is_package)
     summary = ModuleSummary(path=path, module=module, imports=imports)
     summarizer = _Summarizer(summary, is_package)
+    summarizer.compiling_callables = _compile_guard_aliases(tree, imports)
     summarizer.guard_functions = _compile_guard_functions(tree, summarizer._is_compiling)
     summarizer.visit(tree)
     summary.nesting = summarizer.deepest
@@ -147,6 +148,8 @@ class _Summarizer(ast.NodeVisitor):
         self._current: tuple[int, FunctionSummary | None] | None = None  # (scope depth, innermost function)
         self.untraced: set[int] = set()  # statements Dynamo never traces (``is_compiling()`` guards)
         self.compiling_names: set[str] = set()  # ``compiling = torch.compiler.is_compiling()``
+        # Module-level aliases of the function: ``_is_compiling = getattr(torch.compiler, "is_compiling", None)``.
+        self.compiling_callables: set[str] = set()
         self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
         self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {}  # ``visit_<type>`` methods
         self._depth = 0  # of the node being visited
@@ -191,11 +194,19 @@ class _Summarizer(ast.NodeVisitor):
     visit_ImportFrom = visit_Import
 
     def _is_compiling(self, node: ast.expr) -> bool:
+        """``is_compiling()`` as the file spells it: torch's, a guard function or alias of the file, a name
+        bound to one, ``bool(...)`` of one, or one with a constant fallback (``g() if g is not None else False``)."""
         if isinstance(node, ast.Name) and node.id in self.compiling_names:
             return True
+        if isinstance(node, ast.IfExp):  # the fallback is for a torch without the function, never this one
+            return self._is_compiling(node.body) and isinstance(node.orelse, ast.Constant)
         if not isinstance(node, ast.Call):
             return False
-        return self.imports.resolve(dotted_name(node.func)) in IS_COMPILING or dotted_name(node.func) in self.guard_functions
+        written = dotted_name(node.func)
+        if written == "bool" and len(node.args) == 1 and not node.keywords:
+            return self._is_compiling(node.args[0])
+        return (self.imports.resolve(written) in IS_COMPILING or written in self.guard_functions
+                or written in self.compiling_callables)
 
     def visit_If(self, node: ast.If) -> None:
         untraced = guard(node.test, self._is_compiling, AST)
@@ -559,6 +570,24 @@ def _returns(statements: list[ast.stmt]) -> Iterator[ast.Return]:
                 yield from _returns(getattr(statement, block, []))
             for inner in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
                 yield from _returns(inner.body)
+
+
+def _compile_guard_aliases(tree: ast.Module, imports: ImportTable) -> set[str]:
+    """Module-level names bound to torch's ``is_compiling`` itself, as version-tolerant code finds it:
+    ``torch.compiler.is_compiling``, ``getattr(torch.compiler, "is_compiling", None)``, or an ``or`` of those."""
+
+    def is_reference(value: ast.expr) -> bool:
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            return any(map(is_reference, value.values)) and all(
+                is_reference(v) or isinstance(v, ast.Constant) for v in value.values)
+        if (isinstance(value, ast.Call) and dotted_name(value.func) == "getattr" and len(value.args) >= 2
+                and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str)):
+            owner = imports.resolve(dotted_name(value.args[0]))
+            return owner is not None and f"{owner}.{value.args[1].value}" in IS_COMPILING
+        return imports.resolve(dotted_name(value)) in IS_COMPILING
+
+    return {target.id for node in tree.body if isinstance(node, ast.Assign) and is_reference(node.value)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr], bool]) -> set[str]:
