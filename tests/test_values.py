@@ -606,3 +606,30 @@ def check(t: torch.Tensor, name: str):
 def test_an_assert_on_a_tensor_breaks_only_with_a_computed_message(statement: str, flagged: bool) -> None:
     findings = lint_source(ASSERTS.format(statement=statement), "case.py", Config(select=("DYN102",)))
     assert [f.gb_ids for f in findings] == ([("GB0170",)] if flagged else [])
+
+
+NUMPY = """
+import numpy as np
+import torch
+
+@torch.compile
+def f(x: torch.Tensor, data, n: int):
+    {body}
+    return x
+"""
+
+
+@pytest.mark.parametrize("body, flagged", [
+    ("k = int(np.prod([x.shape[0], n]))", {"DYN104"}),  # a NumPy reduction of a sequence: a tensor
+    ("k = int(np.ceil(n / 3))", set()),  # NumPy of Python numbers is folded while tracing
+    ("if np.isscalar(data):\n        x = x * 2", {"DYN210"}),
+    ("a = x.numpy()\n    d = a.dtype", {"DYN210"}),
+    ("d = x.dtype", set()),  # a tensor's dtype
+    ("if isinstance(data, np.ndarray):\n        d = data.dtype", {"DYN210"}),
+    ("if isinstance(data, np.ndarray):\n        x = x + 1\n    d = data.dtype", set()),  # outside the block: unknown
+    ("ok = isinstance(data, np.ndarray) and data.dtype == np.float16", {"DYN210"}),
+    ("ok = isinstance(data, torch.Tensor) and data.dtype == torch.float16", set()),
+])
+def test_numpy_in_compiled_code(body: str, flagged: set[str]) -> None:
+    findings = lint_source(NUMPY.format(body=body), "case.py", Config(select=("DYN104", "DYN210")))
+    assert {f.code for f in findings} == flagged

@@ -252,6 +252,22 @@ RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
 # Where a call takes sizes: ``None`` for every positional argument, else the positions that do; plus
 # the keywords that do. A 0-d tensor in one of these places is read as a Python int, which breaks
 # unless scalar outputs are captured. Values (``torch.linspace(0, t.max(), 5)``) do not break.
+# NumPy functions whose result is an array: under Dynamo, ``torch._numpy`` runs them on a sequence or an
+# array as tensors (``int(np.prod([h, w]))`` breaks, GB0033; measured on torch 2.13), while on Python
+# numbers it folds them (``int(np.ceil(n / 3))`` does not break): ``values/scope.py`` asks which.
+NUMPY_ARRAY_RESULTS = frozenset(
+    {"isfinite", "isnan", "isinf", "prod", "sum", "mean", "max", "min", "amax", "amin", "abs", "absolute", "sqrt",
+     "exp", "log", "floor", "ceil", "round", "clip", "where", "asarray", "array", "stack", "concatenate", "zeros",
+     "ones", "arange", "linspace", "maximum", "minimum", "any", "all", "argmax", "argmin", "cumsum", "dot", "matmul",
+     "sign", "power", "cos", "sin", "ascontiguousarray", "full", "zeros_like", "ones_like"}
+)
+# NumPy functions ``torch._numpy`` runs whose answer is not an array (a Python bool, an int, a dtype): Dynamo
+# cannot hand it back from the graph (GB0208); and those that compare arrays into one bool (GB0033). Measured.
+NUMPY_NON_ARRAY_RESULTS = frozenset({"isscalar", "ndim", "size", "iscomplexobj", "isrealobj", "result_type", "can_cast"})
+NUMPY_DATA_COMPARISONS = frozenset({"array_equal", "array_equiv", "allclose"})
+# ``ndarray`` attributes Dynamo does not model on the tensor it traces an array as (GB0157, measured).
+NUMPY_UNSUPPORTED_ATTRIBUTES = frozenset({"dtype", "flags"})
+
 SIZED_FACTORIES: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
     **{f"torch.{name}": (None, frozenset({"size"})) for name in ("zeros", "ones", "empty", "rand", "randn")},
     "torch.full": ((0,), frozenset({"size"})),

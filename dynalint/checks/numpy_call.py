@@ -5,22 +5,47 @@ in the graph; a function of ``numpy``, ``numpy.fft`` or ``numpy.linalg`` that ``
 (``np.isin``, ``np.setdiff1d``, ``np.lexsort``) breaks when called from compiled code, even on
 constants (measured). Which functions are traced is data in ``torch_facts.NUMPY_TRACED``; ``numpy.random``
 is DYN205's.
+
+Traced is not always kept: ``torch._numpy`` answers some functions with a Python value (``np.isscalar``,
+``np.ndim``, ``np.size``, ``np.result_type``...), which Dynamo cannot hand back from the graph (GB0208), or
+with one bool read from the arrays (``np.array_equal``, ``np.allclose``: GB0033); and the tensor an array
+is traced as has no ``dtype`` / ``flags`` of NumPy's (reading them is GB0157). An array is known by how it
+is made (``t.numpy()``, ``np.asarray(...)``) or by an ``isinstance(a, np.ndarray)`` test before it, in the
+same ``and`` or around the block (``ValueScope.is_numpy_array``).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from dynalint.analysis.torch_facts import NUMPY_TRACED
+from dynalint.analysis.cst_walk import descendants
+from dynalint.analysis.torch_facts import (
+    NUMPY_DATA_COMPARISONS,
+    NUMPY_NON_ARRAY_RESULTS,
+    NUMPY_TRACED,
+    NUMPY_UNSUPPORTED_ATTRIBUTES,
+)
+from dynalint.analysis.values.flow import isinstance_test
 from dynalint.lint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+_UNTRACED = "torch.compile cannot trace this NumPy function"
 
 
 class NumpyCall(Rule):
     code = "DYN210"
     name = "numpy-call"
-    message = "`{call}` in compiled code breaks the graph: torch.compile cannot trace this NumPy function"
+    message = "`{call}` in compiled code breaks the graph: {why}"
     help = "Use the torch equivalent (`torch.isin`, `torch.unique`, ...), or call NumPy before or after the compiled function"
-    gb_ids = ("GB0294",)
+    gb_ids = ("GB0294", "GB0208", "GB0033", "GB0157")
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._reported: set[int] = set()  # attributes reported from an ``and`` chain that tested them
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -28,5 +53,36 @@ class NumpyCall(Rule):
             return
         module, _, function = resolved.rpartition(".")
         traced = NUMPY_TRACED.get(module)
+        shown = f"{resolved.replace('numpy.', 'np.', 1)}()"
         if traced is not None and function not in traced and not function.startswith("_"):
-            self.report(node, call=f"{resolved.replace('numpy.', 'np.', 1)}()")
+            self.report(node, gb_ids=("GB0294",), pattern=resolved, call=shown, why=_UNTRACED)
+        elif module == "numpy" and function in NUMPY_NON_ARRAY_RESULTS:
+            self.report(node, gb_ids=("GB0208",), pattern=resolved, call=shown,
+                        why="its answer is a Python value, which the graph cannot return")
+        elif module == "numpy" and function in NUMPY_DATA_COMPARISONS:
+            self.report(node, gb_ids=("GB0033",), pattern=resolved, call=shown,
+                        why="it reads the arrays into one Python bool")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if (node.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES and id(node) not in self._reported
+                and self.context.values.is_numpy_array(node.value)):
+            self._report_attribute(node)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """``isinstance(a, np.ndarray) and a.dtype == ...``: ``a`` is an array in what the ``and`` asks next."""
+        if not isinstance(node.operator, cst.And):
+            return
+        tested = isinstance_test(node.left, self.context.values)
+        if tested is None or tested[1] != {"numpy.ndarray"}:
+            return
+        name = tested[0].value
+        for inner in descendants(node.right):
+            if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
+                    and type(inner.value) is cst.Name and inner.value.value == name and id(inner) not in self._reported):
+                self._report_attribute(inner)
+
+    def _report_attribute(self, node: cst.Attribute) -> None:
+        self._reported.add(id(node))
+        attribute = node.attr.value
+        self.report(node, gb_ids=("GB0157",), pattern=f"ndarray.{attribute}", call=f"ndarray.{attribute}",
+                    why=f"the tensor Dynamo traces a NumPy array as has no NumPy `{attribute}`")

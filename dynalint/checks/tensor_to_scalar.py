@@ -13,6 +13,7 @@ from dynalint.lint.rewrites import keep_tensor
 from dynalint.lint.rule import TensorArithmeticRule
 from dynalint.model.finding import Applicability
 
+_TENSOR_READ = ("GB0124", "GB0059")  # through ``.item()``; ``complex()``: not traced at all
 CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
 
 
@@ -21,7 +22,7 @@ class TensorToScalar(TensorArithmeticRule):
     name = "tensor-to-scalar"
     message = "`{call}()` on a tensor in compiled code reads its value into Python and breaks the graph"
     help = "Keep the value a tensor (tensor arithmetic, `torch.where`), or convert it after the compiled call returns"
-    gb_ids = ("GB0124", "GB0059")
+    gb_ids = ("GB0124", "GB0059", "GB0033")
     fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -30,10 +31,14 @@ class TensorToScalar(TensorArithmeticRule):
             return
         if call != "complex" and self.context.settings.capture_scalar_outputs:
             return  # traced as an unbacked symbol; ``complex()`` has no such path
-        kind = self.context.kind(node.args[0].value)
+        value = node.args[0].value
+        kind = self.context.kind(value)
         if kind.is_tensor_like:
+            if self.context.values.is_numpy_array(value):  # ``int(np.prod([h, w]))``: a data-dependent read
+                self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="numpy", call=call)
+                return
             # ``float(t)`` only: ``int(t)`` truncates, which the tensor would not.
             keep = call == "float" and self.in_tensor_arithmetic(node)
-            rewrite = keep_tensor(node, node.args[0].value) if keep else None
-            self.report(node, confidence=kind.confidence, rewrite=rewrite, call=call)
+            rewrite = keep_tensor(node, value) if keep else None
+            self.report(node, confidence=kind.confidence, rewrite=rewrite, gb_ids=_TENSOR_READ, call=call)
 

@@ -27,6 +27,8 @@ from dynalint.analysis.torch_facts import PYTHON_TYPES, TENSOR_TYPES
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.analysis.values.scope import ValueScope
 
+NUMPY_ARRAY = "numpy.ndarray"
+
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _Held = TypeVar("_Held")  # what a table of bindings holds: a ``Kind``, a ``ValueType``
 
@@ -37,6 +39,9 @@ class ValueFlow:
     def __init__(self) -> None:
         # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
         self._narrowed: dict[int, tuple[str, Kind]] = {}
+        # ``if isinstance(a, np.ndarray):`` -> inside that block ``a`` is a NumPy array (block id -> name, and
+        # whether it was one before).
+        self._numpy_narrowed: dict[int, tuple[str, bool]] = {}
         self._saved: dict[int, Kind | None] = {}
         # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
         self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
@@ -51,6 +56,8 @@ class ValueFlow:
             name, kind = self._narrowed[id(node)]
             self._saved[id(node)] = values.env.get(name)
             values.env[name] = kind
+        if self._numpy_narrowed and id(node) in self._numpy_narrowed:
+            values.numpy_arrays.add(self._numpy_narrowed[id(node)][0])
         if type(node) is cst.If:
             self._narrow(node, values)
             self._branches[id(node)] = (dict(values.env), None)
@@ -68,6 +75,10 @@ class ValueFlow:
         if self._narrowed and id(node) in self._narrowed:
             name, _ = self._narrowed.pop(id(node))
             _put_back(values.env, name, self._saved.pop(id(node)))
+        if self._numpy_narrowed and id(node) in self._numpy_narrowed:
+            name, was = self._numpy_narrowed.pop(id(node))
+            if not was:
+                values.numpy_arrays.discard(name)
         if self._body_of and id(node) in self._body_of:
             self._end_of_body(self._body_of.pop(id(node)), values)
         elif type(node) is cst.If and id(node) in self._branches:
@@ -152,6 +163,8 @@ class ValueFlow:
                 self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
         elif resolved <= PYTHON_TYPES:
             self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
+        elif resolved == {NUMPY_ARRAY}:
+            self._numpy_narrowed[id(node.body)] = (subject.value, subject.value in values.numpy_arrays)
 
 
 def isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.Name, set[str | None]] | None:

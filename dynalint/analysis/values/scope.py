@@ -27,6 +27,7 @@ from dynalint.analysis.torch_facts import (
     FULL_REDUCTIONS,
     META_ATTRIBUTES,
     META_METHODS,
+    NUMPY_ARRAY_RESULTS,
     PASSTHROUGH_BUILTINS,
     REDUCTIONS,
     SPLITTING_BUILTINS,
@@ -41,6 +42,7 @@ from dynalint.analysis.values.lattice import Kind, ValueType
 _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
 _CONTAINER_NODES = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
 _DIM_KEYWORDS = frozenset({"dim", "axis"})
+_SEQUENCE_NODES = frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
@@ -78,6 +80,9 @@ class ValueScope:
     nones: set[str] = field(default_factory=set)
     # Names bound to a 0-d tensor: a reduction over every element (``i = scores.argmax()``).
     scalars: set[str] = field(default_factory=set)
+    # Names bound to a NumPy array (``a = t.numpy()``, ``a = np.asarray(x)``), or narrowed to one by
+    # ``if isinstance(a, np.ndarray):`` (``flow.py``).
+    numpy_arrays: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -178,6 +183,10 @@ class ValueScope:
                 self.scalars.add(target.value)
             else:
                 self.scalars.discard(target.value)
+            if kind is None and value is not None and self.is_numpy_array(value):
+                self.numpy_arrays.add(target.value)
+            else:
+                self.numpy_arrays.discard(target.value)
 
     def record_append(self, call: cst.Call) -> None:
         """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
@@ -272,6 +281,29 @@ class ValueScope:
                     and len(positional) == 1 and self.kind(positional[0].value).may_be_tensor)
         return (type(func) is cst.Attribute and func.attr.value in FULL_REDUCTIONS
                 and not any(a.keyword is None for a in node.args) and self.kind(func.value).may_be_tensor)
+
+    def _makes_numpy_array(self, call: cst.Call) -> bool:
+        """A NumPy function of a sequence or an array, which ``torch._numpy`` runs as tensors (``np.prod([h, w])``:
+        ``int()`` of it breaks, GB0033); of Python numbers it is folded while tracing (``np.ceil(n / 3)``),
+        measured on torch 2.13."""
+        return any(type(a.value) in _SEQUENCE_NODES or self.kind(a.value).is_tensor_like or self.is_numpy_array(a.value)
+                   for a in call.args if a.keyword is None)
+
+    def is_numpy_array(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a NumPy array by how it is made: ``t.numpy()``, a NumPy function giving an array,
+        ``a.astype(...)`` of one, or a name bound (or narrowed) to one."""
+        if type(node) is cst.Name:
+            return node.value in self.numpy_arrays
+        if type(node) is not cst.Call:
+            return False
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value == "numpy" and not node.args:
+            return self.kind(func.value).may_be_tensor
+        if type(func) is cst.Attribute and func.attr.value == "astype":
+            return self.is_numpy_array(func.value)
+        resolved = self.resolve(func) or ""
+        return (resolved.startswith("numpy.") and resolved[len("numpy."):] in NUMPY_ARRAY_RESULTS
+                and self._makes_numpy_array(node))
 
     def _splits_a_tensor(self, node: cst.Call) -> bool:
         """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
@@ -413,6 +445,8 @@ class ValueScope:
             return Kind.UNKNOWN
         if resolved in DATA_COMPARISON_FUNCTIONS:
             return Kind.DATA
+        if resolved.startswith("numpy.") and resolved[len("numpy."):] in NUMPY_ARRAY_RESULTS:
+            return Kind.TENSOR if self._makes_numpy_array(node) else Kind.UNKNOWN
         if resolved.startswith("torch."):
             return _KIND_OF_RESULT[torch_result(resolved)]
         args = [self.kind(a.value) for a in node.args]
