@@ -633,3 +633,14 @@ def f(x: torch.Tensor, data, n: int):
 def test_numpy_in_compiled_code(body: str, flagged: set[str]) -> None:
     findings = lint_source(NUMPY.format(body=body), "case.py", Config(select=("DYN104", "DYN210")))
     assert {f.code for f in findings} == flagged
+
+
+@pytest.mark.parametrize("test, line", [
+    ("(\n        (x < 0).any()\n        or (y < 0).any()\n    )", 6),  # a call's jump: the ``if`` line
+    ("(\n        x.sum() > 0\n        and y.sum() > 0\n    )", 7),  # a comparison's jump: its own line
+    ("(x < 0).any()", 6),
+])
+def test_a_multi_line_condition_is_placed_where_cpython_puts_its_jump(test: str, line: int) -> None:
+    source = f"import torch\n\n\n@torch.compile\ndef f(x: torch.Tensor, y: torch.Tensor):\n    if {test}:\n        x = x + 1\n    return x\n"
+    (finding,) = lint_source(source, "case.py", Config(select=("DYN102",)))
+    assert finding.start.line == line

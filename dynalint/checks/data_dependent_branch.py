@@ -49,10 +49,10 @@ class DataDependentBranch(Rule):
         self._judged: set[int] = set()  # ``and``/``or``/``not`` nodes already followed from an enclosing test
 
     def visit_If(self, node: cst.If) -> None:
-        self._truth_test(node.test, "`if`", lambda: branch_rewrite(self.context, node))
+        self._truth_test(node.test, "`if`", lambda: branch_rewrite(self.context, node), statement=node)
 
     def visit_While(self, node: cst.While) -> None:
-        self._truth_test(node.test, "`while`")
+        self._truth_test(node.test, "`while`", statement=node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._truth_test(node.test, "A conditional expression", lambda: selection_rewrite(self.context, node))
@@ -83,11 +83,11 @@ class DataDependentBranch(Rule):
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
                     rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,
-                    pattern: str = "") -> None:
+                    pattern: str = "", statement: cst.CSTNode | None = None) -> None:
         tested = self._tested(test)
         whole = len(tested) == 1 and tested[0][0] is test  # the test is one tensor value: fixable
         self._report_first(tested, test, construct, self._static_guard(test), rewrite if whole else None, gb_ids,
-                           pattern)
+                           pattern, statement)
 
     def _tested(self, expression: cst.BaseExpression,
                 condition: str | None = None) -> list[tuple[cst.BaseExpression, str | None]]:
@@ -115,9 +115,12 @@ class DataDependentBranch(Rule):
 
     def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
                       construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None,
-                      gb_ids: tuple[str, ...] | None = None, pattern: str = "") -> None:
+                      gb_ids: tuple[str, ...] | None = None, pattern: str = "",
+                      statement: cst.CSTNode | None = None) -> None:
         """One finding for the first tested value that is a tensor (Python stops at the first break)."""
         for value, reached_when in tested:
+            # A statement's jump on a comparison keeps the comparison's line; on anything else, the statement's.
+            at = None if isinstance(value, cst.Comparison) else statement
             if self.context.guard(value) is not None:
                 continue  # its truth is known whenever Dynamo traces (``under = is_compiling() or t.any()``)
             kind = self.context.values.truth_kind(value)
@@ -128,9 +131,10 @@ class DataDependentBranch(Rule):
             condition = static or reached_when or self.context.values.condition_of(value)
             if condition is not None:
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
-                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, pattern=pattern, construct=f"{construct} (only when `{shown}`)")
+                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, pattern=pattern, statement=at, construct=f"{construct} (only when `{shown}`)")
             else:
-                self.report(node, confidence=kind.confidence, gb_ids=gb_ids, pattern=pattern, construct=construct,
+                self.report(node, confidence=kind.confidence, gb_ids=gb_ids, pattern=pattern, statement=at,
+                            construct=construct,
                             rewrite=rewrite() if rewrite is not None and kind.is_tensor_like else None)
             return
 

@@ -383,6 +383,9 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
     findings = []
     for report in reports:
         span = positions[report.node]
+        start = span.start
+        if report.statement is not None and positions[report.statement].start.line != start.line:
+            start = positions[report.statement].start  # where Dynamo places the break: see ``Report.statement``
         rule = report.rule
         region_confidence = report.region.confidence if report.region else None
         likely = Confidence.LIKELY in (report.confidence, region_confidence)
@@ -392,7 +395,7 @@ def _to_findings(reports: list[Report], segment: _Segment, filename: str, text: 
                 name=rule.name,
                 message=report.message,
                 filename=filename,
-                start=segment.position(span.start.line, span.start.column),
+                start=segment.position(start.line, start.column),
                 end=segment.position(span.end.line, span.end.column),
                 help=rule.help,
                 confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,

@@ -42,6 +42,10 @@ class Report:
     # Which of the rule's patterns this is, where patterns differ between torch releases (a call rule's
     # callee, ``torch.distributed.reduce_scatter``); "" for the rule as a whole (``model/torch_releases.py``).
     pattern: str = ""
+    # The statement whose line Dynamo gives the break when it is not the node's own: CPython places the jump
+    # of ``if (\n    t.any()\n):`` on the ``if`` line (a comparison's jump keeps the comparison's line).
+    # The finding then starts at the statement, where the node starts on another line.
+    statement: cst.CSTNode | None = None
 
 
 class Rule:
@@ -69,7 +73,7 @@ class Rule:
     def report(
         self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
         rewrite: Rewrite | None = None, gb_ids: tuple[str, ...] | None = None, pattern: str = "",
-        **fields: object,
+        statement: cst.CSTNode | None = None, **fields: object,
     ) -> None:
         self.reports.append(
             Report(
@@ -82,6 +86,7 @@ class Rule:
                 rewrite=rewrite,
                 gb_ids=gb_ids,
                 pattern=pattern,
+                statement=statement,
             )
         )
 
