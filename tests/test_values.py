@@ -644,3 +644,15 @@ def test_a_multi_line_condition_is_placed_where_cpython_puts_its_jump(test: str,
     source = f"import torch\n\n\n@torch.compile\ndef f(x: torch.Tensor, y: torch.Tensor):\n    if {test}:\n        x = x + 1\n    return x\n"
     (finding,) = lint_source(source, "case.py", Config(select=("DYN102",)))
     assert finding.start.line == line
+
+
+@pytest.mark.parametrize("body, flagged", [
+    ("i = torch.searchsorted(edges, torch.tensor(limit))\n    return edges[i]", True),  # 0-d: looked up with a 0-d value
+    ("i = torch.bucketize(torch.tensor(limit), edges)\n    return edges[i - 1]", True),
+    ("return edges[torch.tensor(1)]", False),  # a tensor of a constant: Dynamo knows its value
+    ("i = torch.searchsorted(edges, torch.tensor([limit]))\n    return edges[i]", False),  # 1-d: advanced indexing
+])
+def test_a_position_looked_up_with_a_0d_value_is_0d(body: str, flagged: bool) -> None:
+    source = f"import torch\n\n@torch.compile\ndef f(edges: torch.Tensor, limit: float):\n    {body}\n"
+    findings = lint_source(source, "case.py", Config(select=("DYN103",)))
+    assert len(findings) == (1 if flagged else 0)

@@ -268,6 +268,8 @@ def use_index(rng: random.Random, setup: list[str], counter: list[int]) -> tuple
             ("idx.argmax()", "0d"), ("torch.argmax(x[:, 0])", "0d"), ("mask.sum() - 1", "0d"),
             ("torch.count_nonzero(mask) - 1", "0d"), ("idx.max()", "0d"), ("idx.argmin() + 1", "0d"),
             ("idx.argmax(dim=0, keepdim=True)", "1d"), ("idx.argsort()", "1d"), ("idx.max(0).indices", "0d-dim"),
+            ("torch.searchsorted(idx, torch.tensor(2))", "0d"), ("torch.tensor(1)", "0d"),
+            ("torch.searchsorted(idx, torch.tensor([2]))", "1d"),
         ])
         if rng.random() < 0.5:
             bound = _name(rng, counter)

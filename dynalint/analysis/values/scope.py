@@ -43,6 +43,9 @@ _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and s
 _CONTAINER_NODES = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
 _DIM_KEYWORDS = frozenset({"dim", "axis"})
 _SEQUENCE_NODES = frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
+_SCALAR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+# Lookups whose result is shaped like one argument (its position): a 0-d value gives a 0-d position.
+_POSITION_LOOKUPS = {"torch.bucketize": 0, "torch.searchsorted": 1}
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
@@ -80,6 +83,9 @@ class ValueScope:
     nones: set[str] = field(default_factory=set)
     # Names bound to a 0-d tensor: a reduction over every element (``i = scores.argmax()``).
     scalars: set[str] = field(default_factory=set)
+    # Names bound to a 0-d tensor of a Python number (``limit = torch.tensor(max_fpr)``): Dynamo knows its
+    # value, so reading it does not break, but what it is looked up in is 0-d too.
+    constant_scalars: set[str] = field(default_factory=set)
     # Names bound to a NumPy array (``a = t.numpy()``, ``a = np.asarray(x)``), or narrowed to one by
     # ``if isinstance(a, np.ndarray):`` (``flow.py``).
     numpy_arrays: set[str] = field(default_factory=set)
@@ -183,6 +189,10 @@ class ValueScope:
                 self.scalars.add(target.value)
             else:
                 self.scalars.discard(target.value)
+            if kind is None and value is not None and self._is_constant_scalar(value):
+                self.constant_scalars.add(target.value)
+            else:
+                self.constant_scalars.discard(target.value)
             if kind is None and value is not None and self.is_numpy_array(value):
                 self.numpy_arrays.add(target.value)
             else:
@@ -276,9 +286,12 @@ class ValueScope:
         func = node.func
         resolved = self.resolve(func)
         if resolved is not None:
-            positional = [a for a in node.args if a.keyword is None]
+            positional = [a.value for a in node.args if a.keyword is None]
+            if resolved in _POSITION_LOOKUPS:  # ``torch.bucketize(value, boundaries)``: shaped like the value
+                looked_up = positional[_POSITION_LOOKUPS[resolved]] if len(positional) > 1 else None
+                return looked_up is not None and (self.is_scalar_tensor(looked_up) or self._is_constant_scalar(looked_up))
             return (resolved.removeprefix("torch.") in FULL_REDUCTIONS and resolved.startswith("torch.")
-                    and len(positional) == 1 and self.kind(positional[0].value).may_be_tensor)
+                    and len(positional) == 1 and self.kind(positional[0]).may_be_tensor)
         return (type(func) is cst.Attribute and func.attr.value in FULL_REDUCTIONS
                 and not any(a.keyword is None for a in node.args) and self.kind(func.value).may_be_tensor)
 
@@ -304,6 +317,16 @@ class ValueScope:
         resolved = self.resolve(func) or ""
         return (resolved.startswith("numpy.") and resolved[len("numpy."):] in NUMPY_ARRAY_RESULTS
                 and self._makes_numpy_array(node))
+
+    def _is_constant_scalar(self, node: cst.BaseExpression) -> bool:
+        """``torch.tensor(max_fpr)`` of one Python number (or a name bound to one): 0-d, its value known to Dynamo."""
+        if type(node) is cst.Name:
+            return node.value in self.constant_scalars
+        if type(node) is not cst.Call or self.resolve(node.func) not in _SCALAR_FACTORIES:
+            return False
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        return len(positional) == 1 and type(positional[0]) not in _SEQUENCE_NODES and self.kind(positional[0]) in (
+            Kind.CONST, Kind.META)
 
     def _splits_a_tensor(self, node: cst.Call) -> bool:
         """``list(t)`` / ``tuple(t)`` of a tensor: a Python sequence of its rows, not a tensor."""
