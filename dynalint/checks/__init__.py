@@ -27,6 +27,7 @@ from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
+from dynalint.checks.module_construction import ModuleConstruction
 from dynalint.checks.numpy_call import NumpyCall
 from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
@@ -91,6 +92,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ClassStatement,
     RecurrentModuleCall,
     SparseTensor,
+    ModuleConstruction,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -69,20 +69,32 @@ class NumpyCall(Rule):
             self._report_attribute(node)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        """``isinstance(a, np.ndarray) and a.dtype == ...``: ``a`` is an array in what the ``and`` asks next."""
-        if not isinstance(node.operator, cst.And):
-            return
-        tested = isinstance_test(node.left, self.context.values)
-        if tested is None or tested[1] != {"numpy.ndarray"}:
-            return
-        name = tested[0].value
-        for inner in descendants(node.right):
-            if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
-                    and type(inner.value) is cst.Name and inner.value.value == name and id(inner) not in self._reported):
-                self._report_attribute(inner)
+        """``isinstance(a, np.ndarray) and a.ndim > 0 and a.dtype == ...``: ``a`` is an array in every operand
+        the ``and`` asks after the test (LibCST nests ``A and B and C`` as ``(A and B) and C``)."""
+        operands = _and_operands(node)
+        arrays: set[str] = set()
+        for operand in operands:
+            if arrays:
+                for inner in descendants(operand):
+                    if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
+                            and type(inner.value) is cst.Name and inner.value.value in arrays
+                            and id(inner) not in self._reported):
+                        self._report_attribute(inner)
+            tested = isinstance_test(operand, self.context.values)
+            if tested is not None and tested[1] == {"numpy.ndarray"}:
+                arrays.add(tested[0].value)
 
     def _report_attribute(self, node: cst.Attribute) -> None:
         self._reported.add(id(node))
         attribute = node.attr.value
         self.report(node, gb_ids=("GB0157",), pattern=f"ndarray.{attribute}", call=f"ndarray.{attribute}",
                     why=f"the tensor Dynamo traces a NumPy array as has no NumPy `{attribute}`")
+
+
+def _and_operands(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
+    """The operands of an ``and`` chain, left to right (empty for ``or``)."""
+    if not isinstance(node.operator, cst.And):
+        return []
+    left = node.left
+    head = _and_operands(left) if isinstance(left, cst.BooleanOperation) and not left.lpar else [left]
+    return [*head, node.right] if head else [left, node.right]

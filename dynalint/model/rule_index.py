@@ -44,4 +44,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN504', 'class-statement', True, '>=2.4'),
     ('DYN505', 'recurrent-module-call', True, '>=2.4'),
     ('DYN506', 'sparse-tensor', True, '>=2.4'),
+    ('DYN507', 'module-construction', True, '>=2.4'),
 )

@@ -1,0 +1,58 @@
+"""DYN507 ``module-construction``: an ``nn.Module`` built in compiled code whose ``__init__`` breaks.
+
+Page: ``rules/DYN507-module-construction.md``. Dynamo traces the constructor of a class built in compiled
+code (``program.py`` makes that ``__init__`` a region). When an ``nn.Module`` subclass's ``__init__``
+breaks anywhere (``print``, ``.item()``, ``nn.Parameter(...)``), torch 2.13 also breaks at its
+``super().__init__()`` call, before or after the break ("Uninitialized nn.Module", GB0119, measured): the
+module is half built when the graph is cut. This rule is a post-pass (``reads_reports``) over the
+``__init__``'s break reports: it adds the ``super().__init__()`` line, where the other break has its own
+finding.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.lint.rule import Report, Rule
+from dynalint.model.finding import Confidence
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+
+class ModuleConstruction(Rule):
+    code = "DYN507"
+    name = "module-construction"
+    message = "This `nn.Module` is built in compiled code and its `__init__` breaks: `super().__init__()` breaks too"
+    help = "Build the module once, in the parent's `__init__` or outside the compiled function, and reuse it"
+    gb_ids = ("GB0119",)
+
+    reads_reports = True
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._super_inits: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call)
+                and self.context.resolve(func.value.func) == "builtins.super" and self._in_module_constructor()):
+            self._super_inits.append(node)
+
+    def after(self, reports: list[Report]) -> None:
+        calls, self._super_inits = self._super_inits, []
+        breaking = [r for r in reports if r.rule.gb_ids and r.rule.hazard == "break" and r.rule is not type(self)]
+        if not calls or not breaking:
+            return
+        likely = any(r.confidence is Confidence.LIKELY for r in breaking)
+        for call in calls:
+            self.report(call, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN, region=breaking[0].region)
+
+    def _in_module_constructor(self) -> bool:
+        region = self.context.region
+        if region is None or not region.function.endswith(".__init__"):
+            return False
+        owner = f"{self.context.summary.module}.{region.function.rsplit('.', 1)[0]}"
+        return self.context.program.is_module_class(owner)
