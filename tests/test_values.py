@@ -656,3 +656,13 @@ def test_a_position_looked_up_with_a_0d_value_is_0d(body: str, flagged: bool) ->
     source = f"import torch\n\n@torch.compile\ndef f(edges: torch.Tensor, limit: float):\n    {body}\n"
     findings = lint_source(source, "case.py", Config(select=("DYN103",)))
     assert len(findings) == (1 if flagged else 0)
+
+
+@pytest.mark.parametrize("test, flagged", [
+    ("isinstance(limit, int) and limit < 2", False),  # the ``and`` proves ``limit`` a Python int
+    ("isinstance(limit, (int, float)) and limit > x.sum()", True),  # the tensor side is still a tensor
+    ("isinstance(limit, torch.Tensor) and limit < 2", False),  # a tensor test: never true for a Python value
+])
+def test_an_isinstance_test_on_a_python_type_narrows_the_rest_of_its_and(test: str, flagged: bool) -> None:
+    source = f"import torch\n\n@torch.compile\ndef f(x: torch.Tensor, limit):\n    if {test}:\n        x = x + 1\n    return x\n"
+    assert bool(lint_source(source, "case.py", Config(select=("DYN102",)))) is flagged

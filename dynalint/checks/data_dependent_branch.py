@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.torch_facts import PYTHON_TYPES
+from dynalint.analysis.values.flow import isinstance_test
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
@@ -104,7 +106,9 @@ class DataDependentBranch(Rule):
                 reached = self.context.values.condition_of(expression)
                 if reached is not None and condition is not None:
                     reached = f"{condition} and {reached}"
-                tested += self._tested(expression.right, reached or condition)
+                asked = self._tested(expression.right, reached or condition)
+                narrowed = _python_narrowed(expression, self.context)
+                tested += [item for item in asked if not narrowed or self._data_under(item[0], narrowed)]
             return tested
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             self._judged.add(id(expression))
@@ -112,6 +116,20 @@ class DataDependentBranch(Rule):
         if isinstance(expression, cst.Call) and self.context.resolve(expression.func) == "builtins.bool":
             return []  # reported once, at the ``bool()`` call
         return [(expression, condition)]
+
+    def _data_under(self, value: cst.BaseExpression, narrowed: set[str]) -> bool:
+        """Whether ``value`` is still tensor data with ``narrowed`` known to be Python values."""
+        env = self.context.values.env
+        saved = {name: env.get(name) for name in narrowed}
+        env.update(dict.fromkeys(narrowed, Kind.CONST))
+        try:
+            return self.context.values.truth_kind(value).is_data_dependent
+        finally:
+            for name, kind in saved.items():
+                if kind is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = kind
 
     def _report_first(self, tested: list[tuple[cst.BaseExpression, str | None]], node: cst.CSTNode,
                       construct: str, static: str | None, rewrite: Callable[[], Rewrite | None] | None = None,
@@ -256,3 +274,11 @@ def _is_string_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.ConcatenatedString):
         return _is_string_literal(node.left) and _is_string_literal(node.right)
     return False
+
+
+def _python_narrowed(operation: cst.BooleanOperation, context: LintContext) -> set[str]:
+    """``isinstance(n, int) and n < 2``: the names the left side of an ``and`` proves Python values for its right."""
+    if not isinstance(operation.operator, cst.And):
+        return set()
+    tested = isinstance_test(operation.left, context.values)
+    return {tested[0].value} if tested is not None and tested[1] and tested[1] <= PYTHON_TYPES else set()
