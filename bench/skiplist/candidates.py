@@ -135,7 +135,22 @@ CALLS: dict[str, str] = {
     "networkx.Graph": "networkx.Graph()",
     "networkx.path_graph": "networkx.path_graph(3)",
     "tabulate.tabulate": "tabulate.tabulate([[1, 2]])",
+    # SciPy: compiled code over NumPy arrays (a DETR matcher's linear_sum_assignment, a graph's components)
+    "scipy.optimize.linear_sum_assignment": "scipy.optimize.linear_sum_assignment(np.eye(3))",
+    "scipy.sparse.coo_matrix": "scipy.sparse.coo_matrix(np.eye(3))",
+    "scipy.sparse.csr_matrix": "scipy.sparse.csr_matrix(np.eye(3))",
+    "scipy.sparse.csgraph.connected_components": "scipy.sparse.csgraph.connected_components(scipy.sparse.eye(3))",
+    "scipy.ndimage.distance_transform_edt": "scipy.ndimage.distance_transform_edt(np.eye(3) > 0)",
+    "scipy.ndimage.binary_dilation": "scipy.ndimage.binary_dilation(np.eye(3) > 0)",
+    "scipy.ndimage.generate_binary_structure": "scipy.ndimage.generate_binary_structure(2, 1)",
+    "scipy.ndimage.gaussian_filter": "scipy.ndimage.gaussian_filter(np.eye(3), 1.0)",
+    "scipy.spatial.distance.cdist": "scipy.spatial.distance.cdist(np.eye(3), np.eye(3))",
+    "scipy.special.gammaln": "scipy.special.gammaln(2.0)",
+    "scipy.special.erf": "scipy.special.erf(np.ones(3))",
+    "scipy.linalg.expm": "scipy.linalg.expm(np.eye(3))",
+    "scipy.signal.convolve": "scipy.signal.convolve(np.ones(3), np.ones(2))",
+    "scipy.stats.entropy": "scipy.stats.entropy(np.ones(3) / 3)",
 }
 
 # Modules the measuring program imports, beyond those the names above start with.
-EXTRA_IMPORTS = ("importlib.util", "operator")
+EXTRA_IMPORTS = ("importlib.util", "operator", "numpy as np")

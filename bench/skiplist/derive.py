@@ -17,6 +17,7 @@ which DYN004 reads; a torch-marked test checks the module against the installed 
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import importlib
 import importlib.util
 import sys
@@ -150,6 +151,7 @@ def render(rows: list[dict[str, object]], torch_version: str) -> str:
     absent = {str(row["name"]) for row in rows if row["error"] == "not installed"}
     kept.update({name: entry for name, entry in previous_table().items() if name in absent})
     body = "\n".join(f'    "{name}": ("{gb}", "{rules}"),' for name, (gb, rules) in sorted(kept.items()))
+    packages = "\n".join(f'    "{package}": "{gb}",' for package, gb in broken_packages(rows, previous_packages()).items())
     return f'''"""Library calls Dynamo cannot trace, measured on torch {torch_version} (generated: do not edit).
 
 Written by ``python bench/skiplist/derive.py``, which compiles one call of each candidate on the CPU and
@@ -163,7 +165,41 @@ MEASURED_ON = "{torch_version}"
 SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {{
 {body}
 }}
+
+# Packages every one of whose measured calls (at least {WHOLE_PACKAGE_MIN}) breaks: any call into them is taken to
+# break, named by the GB id their calls logged most often.
+SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {{
+{packages}
+}}
 '''
+
+
+WHOLE_PACKAGE_MIN = 8  # measured calls of a package before all of it is taken to break
+
+
+def broken_packages(rows: list[dict[str, object]], previous: dict[str, str]) -> dict[str, str]:
+    """Third-party packages (not installed here: as measured before) every measured call of which breaks,
+    with the GB id logged most often."""
+    by_package: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        by_package.setdefault(top_module(str(row["name"])), []).append(row)
+    found = dict(previous)
+    for package, measured in by_package.items():
+        if any(row["error"] == "not installed" for row in measured):
+            continue  # kept as it was
+        found.pop(package, None)
+        if len(measured) >= WHOLE_PACKAGE_MIN and all(row["breaks"] and not row["error"] for row in measured):
+            counts = Counter(str(row["gb"]) for row in measured)
+            found[package] = max(sorted(counts), key=counts.__getitem__)
+    return dict(sorted(found.items()))
+
+
+def previous_packages() -> dict[str, str]:
+    try:
+        from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_PACKAGES
+    except ImportError:
+        return {}
+    return dict(SKIPPED_LIBRARY_PACKAGES)
 
 
 def previous_table() -> dict[str, tuple[str, str]]:

@@ -7,13 +7,15 @@ that torch's trace rules skip, or Python whose inside Dynamo cannot follow. The 
 call by call on the installed torch by ``bench/skiplist/derive.py`` and kept in
 ``analysis/skipped_library_calls``; calls that other rules explain (the clock, randomness, copying,
 files) are left to them. Names are resolved through the imports, so ``from zlib import crc32`` counts.
+A package every measured call of which breaks (SciPy: 14 of 14, its C code over NumPy arrays) is taken
+whole: any call into it is reported, named by the GB id its calls logged most often.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS
+from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.lint.rule import Rule
 
 
@@ -22,10 +24,19 @@ class SkippedLibraryCall(Rule):
     name = "skipped-library-call"
     message = "`{call}` cannot be traced by torch.compile ({gb} on torch {measured}): calling it in compiled code breaks the graph"
     help = "Compute it once outside the compiled code (in `__init__`, or before the call) and pass the result in"
-    gb_ids = tuple(sorted({gb_id for gb_id, _ in SKIPPED_LIBRARY_CALLS.values()}))
+    # The ids of the calls measured one by one; a package taken whole names its own per finding.
+    gb_ids = tuple(sorted({gb_id for name, (gb_id, _) in SKIPPED_LIBRARY_CALLS.items()
+                           if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES}))
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
-        if resolved is not None and resolved in SKIPPED_LIBRARY_CALLS:
+        if resolved is None:
+            return
+        package = resolved.split(".", 1)[0]
+        whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved else None
+        if resolved in SKIPPED_LIBRARY_CALLS:
             gb_id, _ = SKIPPED_LIBRARY_CALLS[resolved]
-            self.report(node, call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
+            self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "",
+                        call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
+        elif whole is not None:
+            self.report(node, gb_ids=(whole,), pattern=package, call=f"{resolved}()", gb=whole, measured=MEASURED_ON)
