@@ -17,7 +17,6 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants
 from dynalint.lint.rule import Report, Rule
-from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -47,11 +46,9 @@ class ComprehensionResume(Rule):
             self._comprehensions.append((node, iterator.removeprefix("builtins.")))
 
     def after(self, reports: list[Report]) -> None:
-        breaking = [r for r in reports if r.rule.gb_ids and r.rule.hazard == "break" and r.rule is not type(self)]
+        breaking = self.other_breaks(reports)
         for comprehension, iterator in self._comprehensions:
             body = {id(n) for part in (comprehension.elt, *comprehension.for_in.ifs) for n in descendants(part)}
             inside = [r for r in breaking if id(r.node) in body]
             if inside:
-                likely = any(r.confidence is Confidence.LIKELY for r in inside)
-                self.report(comprehension, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN,
-                            region=inside[0].region, iterator=iterator)
+                self.report(comprehension, confidence=self.resting_on(inside), region=inside[0].region, iterator=iterator)

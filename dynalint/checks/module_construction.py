@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.lint.rule import Report, Rule
-from dynalint.model.finding import Confidence
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -43,12 +42,11 @@ class ModuleConstruction(Rule):
 
     def after(self, reports: list[Report]) -> None:
         calls, self._super_inits = self._super_inits, []
-        breaking = [r for r in reports if r.rule.gb_ids and r.rule.hazard == "break" and r.rule is not type(self)]
+        breaking = self.other_breaks(reports)
         if not calls or not breaking:
             return
-        likely = any(r.confidence is Confidence.LIKELY for r in breaking)
         for call in calls:
-            self.report(call, confidence=Confidence.LIKELY if likely else Confidence.CERTAIN, region=breaking[0].region)
+            self.report(call, confidence=self.resting_on(breaking), region=breaking[0].region)
 
     def _in_module_constructor(self) -> bool:
         region = self.context.region

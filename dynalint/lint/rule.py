@@ -97,6 +97,15 @@ class Rule:
     def after(self, reports: list[Report]) -> None:
         """The post-pass: every other rule's reports on the function just walked, in catalogue order."""
 
+    def other_breaks(self, reports: list[Report]) -> list[Report]:
+        """For a post-pass: the reports of the rules, other than this one, whose hazard is a graph break."""
+        return [r for r in reports if r.rule.gb_ids and r.rule.hazard == "break" and r.rule is not type(self)]
+
+    @staticmethod
+    def resting_on(reports: list[Report]) -> Confidence:
+        """How sure a finding resting on ``reports`` can be: ``likely`` if any of them is."""
+        return Confidence.LIKELY if any(r.confidence is Confidence.LIKELY for r in reports) else Confidence.CERTAIN
+
     @classmethod
     def url(cls) -> str:
         return DOCS_URL.format(code=cls.code, name=cls.name)
