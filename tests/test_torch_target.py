@@ -177,3 +177,20 @@ def test_dynalint_rule_shows_the_per_release_table() -> None:
     assert "| pattern | torch 2.13 | torch 2.14 |" in table_text
     assert "| `torch.distributed.reduce_scatter` | breaks (GB0007) | no break |" in table_text
     assert "| `torch.distributed.broadcast` | breaks (GB0007) | breaks (GB0156) |" in table_text
+
+
+def test_json_and_sarif_carry_the_target_and_its_gb_ids(tmp_path: Path) -> None:
+    block = next(b for b in DYN303_EXAMPLES if "broadcast" in b.source)
+    (tmp_path / "collective.py").write_text(block.source)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "dynalint", "check", "collective.py", "--no-cache", "--select", "DYN303",
+               "--target-torch", "2.14"]
+    as_json = subprocess.run([*command, "--output-format", "json"], capture_output=True, text=True, env=env,
+                             cwd=tmp_path)
+    (finding,) = json.loads(as_json.stdout)
+    assert finding["torch"] == {"target": "2.14", "measured": "2.14.1"} and finding["gb_ids"] == ["GB0156"]
+    as_sarif = subprocess.run([*command, "--output-format", "sarif"], capture_output=True, text=True, env=env,
+                              cwd=tmp_path)
+    (result,) = json.loads(as_sarif.stdout)["runs"][0]["results"]
+    assert result["properties"]["torch"] == {"target": "2.14", "measured": "2.14.1"}
+    assert result["properties"]["gb_ids"] == ["GB0156"]
