@@ -660,6 +660,7 @@ def test_a_position_looked_up_with_a_0d_value_is_0d(body: str, flagged: bool) ->
 
 @pytest.mark.parametrize("test, flagged", [
     ("isinstance(limit, int) and limit < 2", False),  # the ``and`` proves ``limit`` a Python int
+    ("isinstance(limit, int) and limit > 0 and limit < x.shape[0]", False),  # every later operand
     ("isinstance(limit, (int, float)) and limit > x.sum()", True),  # the tensor side is still a tensor
     ("isinstance(limit, torch.Tensor) and limit < 2", False),  # a tensor test: never true for a Python value
 ])

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.torch_facts import PYTHON_TYPES
-from dynalint.analysis.values.flow import isinstance_test
+from dynalint.analysis.values.flow import and_operands, isinstance_narrowed
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
@@ -277,8 +277,8 @@ def _is_string_literal(node: cst.BaseExpression) -> bool:
 
 
 def _python_narrowed(operation: cst.BooleanOperation, context: LintContext) -> set[str]:
-    """``isinstance(n, int) and n < 2``: the names the left side of an ``and`` proves Python values for its right."""
+    """``isinstance(n, int) and n < 2`` (and ``isinstance(n, int) and n > 0 and n < 2``): the names the
+    operands before an ``and``'s right side prove Python values there."""
     if not isinstance(operation.operator, cst.And):
         return set()
-    tested = isinstance_test(operation.left, context.values)
-    return {tested[0].value} if tested is not None and tested[1] and tested[1] <= PYTHON_TYPES else set()
+    return isinstance_narrowed(and_operands(operation.left), context.values, lambda types: types <= PYTHON_TYPES)

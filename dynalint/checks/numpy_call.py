@@ -27,7 +27,7 @@ from dynalint.analysis.torch_facts import (
     NUMPY_TRACED,
     NUMPY_UNSUPPORTED_ATTRIBUTES,
 )
-from dynalint.analysis.values.flow import isinstance_test
+from dynalint.analysis.values.flow import NUMPY_ARRAY, and_operands, isinstance_narrowed
 from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
@@ -71,18 +71,14 @@ class NumpyCall(Rule):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``isinstance(a, np.ndarray) and a.ndim > 0 and a.dtype == ...``: ``a`` is an array in every operand
         the ``and`` asks after the test (LibCST nests ``A and B and C`` as ``(A and B) and C``)."""
-        operands = _and_operands(node)
-        arrays: set[str] = set()
-        for operand in operands:
-            if arrays:
-                for inner in descendants(operand):
-                    if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
-                            and type(inner.value) is cst.Name and inner.value.value in arrays
-                            and id(inner) not in self._reported):
-                        self._report_attribute(inner)
-            tested = isinstance_test(operand, self.context.values)
-            if tested is not None and tested[1] == {"numpy.ndarray"}:
-                arrays.add(tested[0].value)
+        operands = and_operands(node)
+        for position, operand in enumerate(operands[1:], start=1):
+            arrays = isinstance_narrowed(operands[:position], self.context.values, lambda types: types == {NUMPY_ARRAY})
+            for inner in descendants(operand) if arrays else ():
+                if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
+                        and type(inner.value) is cst.Name and inner.value.value in arrays
+                        and id(inner) not in self._reported):
+                    self._report_attribute(inner)
 
     def _report_attribute(self, node: cst.Attribute) -> None:
         self._reported.add(id(node))
@@ -90,11 +86,3 @@ class NumpyCall(Rule):
         self.report(node, gb_ids=("GB0157",), pattern=f"ndarray.{attribute}", call=f"ndarray.{attribute}",
                     why=f"the tensor Dynamo traces a NumPy array as has no NumPy `{attribute}`")
 
-
-def _and_operands(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
-    """The operands of an ``and`` chain, left to right (empty for ``or``)."""
-    if not isinstance(node.operator, cst.And):
-        return []
-    left = node.left
-    head = _and_operands(left) if isinstance(left, cst.BooleanOperation) and not left.lpar else [left]
-    return [*head, node.right] if head else [left, node.right]

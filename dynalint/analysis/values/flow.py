@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 import libcst as cst
@@ -178,6 +179,22 @@ def isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.N
         return None
     named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
     return subject, {values.resolve(t) for t in named}
+
+
+def and_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an unparenthesised ``and`` chain, left to right (LibCST nests ``A and B and C`` as
+    ``(A and B) and C``); anything else is its own single operand."""
+    if not (isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And) and not node.lpar):
+        return [node]
+    return [*and_operands(node.left), node.right]
+
+
+def isinstance_narrowed(operands: list[cst.BaseExpression], values: ValueScope,
+                        accepts: Callable[[set[str | None]], bool]) -> set[str]:
+    """The names that ``isinstance`` tests among ``operands`` (earlier operands of an ``and``) prove to be of
+    types ``accepts`` takes (``isinstance(n, int) and n < 2``: ``n`` a Python int in ``n < 2``)."""
+    tests = (isinstance_test(operand, values) for operand in operands)
+    return {tested[0].value for tested in tests if tested is not None and tested[1] and accepts(tested[1])}
 
 
 def _put_back(table: dict[str, _Held], name: str, previous: _Held | None) -> None:
