@@ -667,3 +667,12 @@ def test_a_position_looked_up_with_a_0d_value_is_0d(body: str, flagged: bool) ->
 def test_an_isinstance_test_on_a_python_type_narrows_the_rest_of_its_and(test: str, flagged: bool) -> None:
     source = f"import torch\n\n@torch.compile\ndef f(x: torch.Tensor, limit):\n    if {test}:\n        x = x + 1\n    return x\n"
     assert bool(lint_source(source, "case.py", Config(select=("DYN102",)))) is flagged
+
+
+def test_a_0d_index_in_a_statement_after_another_reported_one_is_reported_too() -> None:
+    """One finding per statement (the first read breaks), a compound statement's header counting as one:
+    measured, ``y = t[t.argmax()]`` then ``if t[t.argmin()] > 0:`` breaks on both lines (GB0033)."""
+    source = ZERO_D.format(body="y = labels[scores.argmax()]\n    if labels[scores.argmin()] > 0:\n"
+                                "        y = y + labels[scores.argmax()] + labels[scores.argmin()]\n    return y")
+    findings = lint_source(source, "case.py", Config(select=("DYN103",)))
+    assert [f.start.line for f in findings] == [6, 7, 8]

@@ -31,10 +31,12 @@ class TensorBoundedSlice(Rule):
     gb_ids = ("GB0124", "GB0033")
     supersedes = ("DYN104",)  # ``x[: int(t.sum())]``: the conversion is this slice's break
 
-    _statement_reported = False  # a 0-d index of the current simple statement was reported
+    _statement_reported = False  # a 0-d index of the current statement (or compound statement's header) was reported
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+    def _next_statement(self, node: cst.CSTNode) -> None:
         self._statement_reported = False
+
+    visit_SimpleStatementLine = visit_If = visit_While = visit_For = visit_With = _next_statement
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.context.settings.capture_scalar_outputs:
