@@ -191,8 +191,9 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
     for position, keyword, arg in arguments:
         if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and is_method:
             found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
-        elif isinstance(arg, (ast.Name, ast.Attribute)):
-            found = [s for s in sources(arg, function) if s.startswith(REF) and not _is_class_name(s[len(REF):])]
+        elif isinstance(arg, (ast.Name, ast.Attribute)):  # a function of the tree or an import, not a local value
+            found = [s for s in sources(arg, function)
+                     if s.startswith(REF) and not _is_class_name(s[len(REF):]) and _worth_keeping(summary, s)]
         else:
             continue
         if found:
