@@ -47,6 +47,14 @@ LIBRARIES: dict[str, str] = {
     "gpytorch": "1.15.2",
     "e3nn": "0.6.0",
     "fair-esm": "2.0.0",
+    "pytorch-metric-learning": "2.9.0",  # the second sealed half, from here to torchcde
+    "lightly": "1.6.0",
+    "zuko": "1.6.0",
+    "nflows": "0.14",
+    "torchcde": "0.2.5",
+    "torchtune": "0.6.1",
+    "open-clip-torch": "3.3.0",
+    "pytorch-forecasting": "1.8.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
