@@ -511,3 +511,105 @@ def test_dynamo_breaks_in_the_constructors_of_classes_built_in_compiled_code() -
     broken = {brk["line"] for brk in result["breaks"]}
     findings = lint_source(CONSTRUCTED, "case.py", Config(select=("DYN2", "DYN101", "DYN503")))
     assert {f.start.line for f in findings} <= broken
+
+
+BY_NAME = """
+    import torch
+    from torch import nn
+
+
+    class ExactStrategy:
+        def exact_prediction(self, x):
+            print("exact")
+            return x
+
+
+    class LinearStrategy:
+        def exact_prediction(self, x):
+            print("linear")
+            return x
+
+
+    class Other:
+        def reshape(self, x):
+            print("reshape")
+            return x
+
+        def items(self):
+            print("items")
+            return []
+
+
+    class Model(nn.Module):
+        def __init__(self, strategy):
+            super().__init__()
+            self.strategy = strategy
+
+        def forward(self, x, helper):
+            out = self.strategy.exact_prediction(x)
+            out = helper.reshape(out)
+            helper.items()
+            return out
+
+    compiled = torch.compile(Model(ExactStrategy()))
+"""
+
+
+def test_a_method_on_a_value_of_unknown_class_runs_each_method_of_that_name_in_the_tree() -> None:
+    found = reached(BY_NAME)
+    assert set(found) == {"exact", "linear"}
+    assert all(f.confidence is Confidence.LIKELY for f in found.values())
+    assert found["exact"].region is not None
+    assert found["exact"].region.describe().endswith("Model.forward -> self.strategy.exact_prediction (ExactStrategy.exact_prediction)")
+
+
+def test_a_method_name_a_tensor_or_a_builtin_container_has_is_not_resolved_by_name() -> None:
+    # ``helper.reshape`` may be a tensor's, ``helper.items`` a dict's: neither ``Other`` method is reached.
+    assert "reshape" not in reached(BY_NAME) and "items" not in reached(BY_NAME)
+
+
+def test_a_name_defined_by_too_many_classes_is_not_followed() -> None:
+    classes = "".join(f"""
+    class Strategy{i}:
+        def exact_prediction(self, x):
+            print("s{i}")
+            return x
+""" for i in range(5))
+    assert {"exact", "linear"} <= set(reached(BY_NAME))
+    assert not reached(BY_NAME + classes)
+
+
+def test_an_autograd_function_applied_in_compiled_code_has_its_forward_compiled() -> None:
+    found = reached("""
+    import torch
+    from torch.autograd import Function
+
+
+    class Scale(Function):
+        @staticmethod
+        def forward(ctx, x):
+            print("forward")
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+
+    class NotAFunction:
+        @staticmethod
+        def apply(x):
+            return x
+
+        @staticmethod
+        def forward(ctx, x):
+            print("plain")
+            return x
+
+
+    @torch.compile
+    def run(x):
+        return Scale.apply(x) + NotAFunction.apply(x)
+    """)
+    assert set(found) == {"forward"}
+    assert found["forward"].confidence is Confidence.CERTAIN

@@ -106,3 +106,10 @@ def test_the_in_graph_functions_are_what_the_installed_torch_says() -> None:
     completed = subprocess.run([sys.executable, str(ROOT / "bench" / "skiplist" / "in_graph.py"), "--check"],
                                capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
+
+
+@pytest.mark.torch
+def test_the_tensor_method_names_are_what_the_installed_torch_says() -> None:
+    completed = subprocess.run([sys.executable, str(ROOT / "bench" / "skiplist" / "tensor_methods.py"), "--check"],
+                               capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr

@@ -676,3 +676,24 @@ def test_a_0d_index_in_a_statement_after_another_reported_one_is_reported_too() 
                                 "        y = y + labels[scores.argmax()] + labels[scores.argmin()]\n    return y")
     findings = lint_source(source, "case.py", Config(select=("DYN103",)))
     assert [f.start.line for f in findings] == [6, 7, 8]
+
+
+def test_a_method_no_tensor_has_shows_an_input_is_not_a_tensor() -> None:
+    # ``forward``'s un-annotated inputs are taken for tensors once a tensor method is called on them; a
+    # method no tensor has (a process group's) says the opposite, and the comparison is Python.
+    source = textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x, group):
+                if group._get_backend_name() != "gloo":
+                    x = x + 1
+                if group.float().sum() > 0:
+                    x = x + 2
+                return x
+
+        compiled = torch.compile(M())
+        """)
+    found = lint_source(source, "m.py", Config(select=("DYN102",)))
+    assert [f.start.line for f in found] == [8]

@@ -21,13 +21,19 @@ from typing import NamedTuple
 from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
-from dynalint.analysis.torch_facts import RECURRENT_LAYERS, is_module_base
+from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
+from dynalint.analysis.torch_facts import AUTOGRAD_FUNCTION_BASES, RECURRENT_LAYERS, is_module_base
 from dynalint.analysis.type_hints import Annotation
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.model.dynamo_settings import DynamoSettings
 from dynalint.model.finding import ChainLink, Confidence, Region
 
 _MAX_ALIAS_HOPS = 16
+# ``value.method(...)`` with the value's class unknown is resolved by the method's name only when at most
+# this many classes of the tree define it: past that, the name says too little to follow (``Program._by_name``).
+_MAX_BY_NAME = 4
+_BUILTIN_METHOD_NAMES = frozenset(name for kind in (list, dict, set, frozenset, tuple, str, bytes, int, float)
+                                  for name in dir(kind) if not name.startswith("_"))
 # Dynamo does not trace an ``nn.RNN`` / ``LSTM`` / ``GRU`` (``allow_rnn`` is off): the call breaks (DYN505)
 # and the ``forward`` runs eagerly.
 _RECURRENT_FORWARDS = frozenset(f"torch.nn.modules.rnn.{layer}.forward" for layer in (*RECURRENT_LAYERS, "RNNBase"))
@@ -93,6 +99,8 @@ class Program:
     # regions are computed, which resolves each call of each compiled function once.
     callers: dict[str, list[tuple[str, CallSite]]] = field(default_factory=dict, repr=False)
     _passed_memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    _by_name_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -278,6 +286,8 @@ class Program:
         dispatched = self._overrides(module, function, callee)
         if not targets:
             dispatched += self._dispatched(module, function, callee)
+        if not targets and not dispatched:
+            dispatched = self._by_name(module, function, callee)
         via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
         return [Callee(t, self.is_disabled(t)) for t in targets] + [
             Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
@@ -333,6 +343,11 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
+        if callee.endswith(".apply"):  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
+            applied = self.resolve_class(module, callee[: -len(".apply")])
+            if applied is not None and self.is_autograd_function(applied):
+                forward = self.method(applied, "forward")
+                return [forward] if forward else []
         return self._called(self.resolve_name(module, callee))
 
     def _called(self, qualified: str | None) -> list[str]:
@@ -368,6 +383,46 @@ class Program:
             return list(dict.fromkeys(m for cls in classes if (m := self.method(cls, parts[1]))))
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _by_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
+        """``value.method(...)`` on a value whose class the tree does not tell (a parameter, a result, an
+        attribute given from outside): each method of that name that a class of the tree defines, when at
+        most ``_MAX_BY_NAME`` do. Never for a name a tensor or a builtin container also has (the value may
+        be one), nor for an attribute name (``_attribute_names``), nor for a dunder, nor where the receiver is a module, a class or a function (those resolve
+        by their names)."""
+        parts = callee.split(".")
+        name = parts[-1]
+        if (len(parts) < 2 or not all(part.isidentifier() for part in parts) or name.startswith("__")
+                or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
+                or (parts[0] in ("self", "cls") and len(parts) == 2)
+                or module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
+            return []
+        found = self._methods_by_name().get(name, [])
+        return found if len(found) <= _MAX_BY_NAME and name not in self._attribute_names() else []
+
+    def _attribute_names(self) -> frozenset[str]:
+        """Every ``self.<attr>`` a class of the tree assigns: ``block.downsample(x)`` may call such an
+        attribute (a layer) as well as a method, so those names are not resolved by name (built once)."""
+        if self._attribute_names_memo is None:
+            self._attribute_names_memo = frozenset(
+                name for _, cls in self.classes.values()
+                for name in (*cls.attr_types, *cls.tensor_attrs, *cls.container_items, *cls.attr_sources))
+        return self._attribute_names_memo
+
+    def _methods_by_name(self) -> dict[str, list[str]]:
+        """Method name -> every method of that name a class of the tree defines itself (built once per tree)."""
+        if self._by_name_memo is None:
+            self._by_name_memo = defaultdict(list)
+            for qualified, (_, definition) in self.functions.items():
+                owner, _, name = definition.qualname.rpartition(".")
+                if definition.class_name and owner == definition.class_name:
+                    self._by_name_memo[name].append(qualified)
+        return self._by_name_memo
+
+    def is_autograd_function(self, class_qualified: str) -> bool:
+        """Whether the class derives from ``torch.autograd.Function`` (through bases in the tree)."""
+        return any(self.canonical(base) in AUTOGRAD_FUNCTION_BASES for current in self.mro(class_qualified)
+                   for base in self.classes[current].definition.bases)
 
     def _instances(self, module: ModuleSummary, source: str) -> list[str]:
         """The classes an instance from ``source`` may be: ``new:X``, or ``newitem:D`` (a class the registry

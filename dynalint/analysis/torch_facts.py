@@ -48,6 +48,8 @@ NOT_TRACED = frozenset(
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
 PARTIAL = frozenset({"functools.partial"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# ``class Scale(Function)``: ``Scale.apply(x)`` runs its ``forward``, which Dynamo traces.
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"
     for name in (

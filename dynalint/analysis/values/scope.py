@@ -18,6 +18,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
+from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     CONST_BUILTINS,
     DATA_COMPARISON_FUNCTIONS,
@@ -501,6 +502,8 @@ class ValueScope:
             return Kind.META if base is Kind.META else Kind.DATA
         if base in (Kind.TENSOR, Kind.INPUT) and name in DATA_COMPARISONS:
             return Kind.DATA
+        if base is Kind.INPUT and name not in TENSOR_METHOD_NAMES:
+            return Kind.UNKNOWN  # ``process_group._get_backend_name()``: no tensor has it, the input is something else
         if base in (Kind.TENSOR, Kind.INPUT):
             # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
