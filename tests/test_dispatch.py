@@ -613,3 +613,96 @@ def test_an_autograd_function_applied_in_compiled_code_has_its_forward_compiled(
     """)
     assert set(found) == {"forward"}
     assert found["forward"].confidence is Confidence.CERTAIN
+
+
+def test_a_property_read_in_compiled_code_has_its_getter_compiled() -> None:
+    found = reached("""
+    import functools
+
+    import torch
+    from torch import nn
+
+
+    class Dist:
+        @property
+        def variance(self):
+            print("variance")
+            return 1
+
+        @functools.cached_property
+        def stddev(self):
+            print("stddev")
+            return 1
+
+        def unread(self):
+            print("method")
+            return 1
+
+
+    class Model(nn.Module):
+        @property
+        def scale(self):
+            print("scale")
+            return 2
+
+        @property
+        def unused(self):
+            print("unused")
+            return 3
+
+        def forward(self, x, dist):
+            return x * self.scale + dist.variance + dist.stddev + len([dist.unread])
+
+    compiled = torch.compile(Model())
+    """)
+    assert set(found) == {"scale", "variance", "stddev"}
+    assert found["scale"].confidence is Confidence.CERTAIN  # ``self.scale``: the class is known
+    assert found["variance"].confidence is Confidence.LIKELY  # ``dist``'s class is not: found by name
+
+
+def test_a_call_of_a_decorated_function_runs_the_wrapper_its_decorator_defines() -> None:
+    found = reached("""
+    import functools
+
+    import torch
+
+
+    def deprecated_arg(name):
+        def decorator(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                print("wrapper")
+                return fn(*args, **kwargs)
+            return wrapper
+        return decorator
+
+
+    def traced(fn):
+        def inner(*args):
+            print("inner")
+            return fn(*args)
+        return inner
+
+
+    def unused_decorator(fn):
+        def never(*args):
+            print("never")
+            return fn(*args)
+        return never
+
+
+    @deprecated_arg("old")
+    def scale(x):
+        return x * 2
+
+
+    @traced
+    def shift(x):
+        return x + 1
+
+
+    @torch.compile
+    def run(x):
+        return shift(scale(x))
+    """)
+    assert set(found) == {"wrapper", "inner"}

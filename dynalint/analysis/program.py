@@ -32,6 +32,7 @@ _MAX_ALIAS_HOPS = 16
 # ``value.method(...)`` with the value's class unknown is resolved by the method's name only when at most
 # this many classes of the tree define it: past that, the name says too little to follow (``Program._by_name``).
 _MAX_BY_NAME = 4
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
 _BUILTIN_METHOD_NAMES = frozenset(name for kind in (list, dict, set, frozenset, tuple, str, bytes, int, float)
                                   for name in dir(kind) if not name.startswith("_"))
 # Dynamo does not trace an ``nn.RNN`` / ``LSTM`` / ``GRU`` (``allow_rnn`` is off): the call breaks (DYN505)
@@ -101,6 +102,9 @@ class Program:
     _passed_memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     _by_name_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _wrappers_memo: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _nested_memo: dict[str, list[str]] | None = field(default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -271,7 +275,60 @@ class Program:
         if entry is None:
             return []
         return [(CallSite(*record), callee) for record in entry.definition.calls
-                for callee in self.resolve_calls(caller, record[1])]
+                for callee in self.resolve_calls(caller, record[1])] + [
+                (CallSite(line, written), callee) for line, written in entry.definition.reads
+                for callee in self.resolve_read(caller, written)]
+
+    def resolve_read(self, caller: str, written: str) -> list[Callee]:
+        """The property getters reading ``written`` (``self.mean``, ``dist.covariance_matrix``) inside
+        ``caller`` may run: Dynamo traces a getter as it traces a called method. Resolved as the call
+        ``written()`` would be, then only getters are kept."""
+        if not self._property_names().intersection((written.rpartition(".")[2],)):
+            return []
+        module, function = self.functions[caller]
+        targets = [t for t in self._targets(module, function, written) if self.is_property(t)]
+        overrides = [t for t in self._overrides(module, function, written) if self.is_property(t)]
+        if not targets and not overrides:
+            overrides = [t for t in self._by_name(module, function, written) if self.is_property(t)]
+        return [Callee(t, self.is_disabled(t)) for t in targets] + [
+            Callee(t, self.is_disabled(t), written) for t in dict.fromkeys(overrides) if t not in targets]
+
+    def wrappers(self, qualified: str) -> list[str]:
+        """What calling a decorated function also runs: the functions defined inside each decorator of the
+        tree that decorates it (``@deprecated_arg(...)`` returns its ``wrapper``, a factory's decorator
+        returns its own), which Dynamo traces around the body."""
+        if qualified not in self._wrappers_memo:
+            module, definition = self.functions[qualified]
+            found: list[str] = []
+            for decorator in definition.decorators:
+                made = self.resolve_name(module, decorator)
+                if made in self.functions and made != qualified:
+                    inner = self._nested().get(made, [])
+                    found += inner + [deeper for f in inner for deeper in self._nested().get(f, [])]
+            self._wrappers_memo[qualified] = list(dict.fromkeys(found))
+        return self._wrappers_memo[qualified]
+
+    def _nested(self) -> dict[str, list[str]]:
+        """Function -> the functions defined directly in its body (built once per tree)."""
+        if self._nested_memo is None:
+            self._nested_memo = defaultdict(list)
+            for qualified in self.functions:
+                parent = qualified.rpartition(".")[0]
+                if parent in self.functions:
+                    self._nested_memo[parent].append(qualified)
+        return self._nested_memo
+
+    def is_property(self, qualified: str) -> bool:
+        """Whether the function is a property's getter (``@property``, ``@cached_property``)."""
+        entry = self.functions.get(qualified)
+        return entry is not None and any(d.rpartition(".")[2] in _PROPERTY_DECORATORS for d in entry.definition.decorators)
+
+    def _property_names(self) -> frozenset[str]:
+        """The names of every property getter of the tree (built once)."""
+        if self._property_names_memo is None:
+            self._property_names_memo = frozenset(
+                name for name, methods in self._methods_by_name().items() if any(map(self.is_property, methods)))
+        return self._property_names_memo
 
     def resolve_calls(self, caller: str, callee: str) -> list[Callee]:
         """Every function in the tree that ``callee``, written inside ``caller``, may run."""
@@ -283,6 +340,7 @@ class Program:
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
         targets = self._targets(module, function, callee)
+        targets += [wrapper for target in targets for wrapper in self.wrappers(target) if wrapper not in targets]
         dispatched = self._overrides(module, function, callee)
         if not targets:
             dispatched += self._dispatched(module, function, callee)

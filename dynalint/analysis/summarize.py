@@ -18,6 +18,7 @@ from dynalint.analysis.call_arguments import FunctionArguments
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     COLLECTIVES,
     COMPILE,
@@ -155,6 +156,8 @@ class _Summarizer(ast.NodeVisitor):
         self._depth = 0  # of the node being visited
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
         self._arguments: list[FunctionArguments] = []  # per enclosing function: what its calls are passed
+        self._called_attributes: set[int] = set()  # ``obj.method`` nodes that are called, not read
+        self._reads: set[str] = set()  # attribute reads recorded for the innermost function
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
@@ -287,7 +290,9 @@ class _Summarizer(ast.NodeVisitor):
         self._push(("function", node.name))
         self._arguments.append(FunctionArguments(self.imports))
         outer_deepest, self.deepest = self.deepest, self._depth
+        outer_reads, self._reads = self._reads, set()
         self.generic_visit(node)
+        self._reads = outer_reads
         function.python_returns, function.mask_returns = self._arguments.pop().returned_elements()
         function.nesting = self.deepest - self._depth
         function.is_compile_guard = returns_compile_guard(node, self._is_compiling)
@@ -459,7 +464,18 @@ class _Summarizer(ast.NodeVisitor):
             function.loop_containers[target.id] = container[5:]
         self.generic_visit(node)
 
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        """``x.p`` read: Dynamo runs ``p``'s getter when it is a property (``Program.callees``)."""
+        function = self._current_function()
+        if function is not None and type(node.ctx) is ast.Load and id(node) not in self._called_attributes:
+            written = dotted_name(node)
+            if written and _may_be_property(node.attr) and written not in self._reads:
+                self._reads.add(written)
+                function.reads.append((node.lineno, written))
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
+        self._called_attributes.add(id(node.func))
         callee = dotted_name(node.func)
         resolved = self.imports.resolve(callee)
         function = self._current_function()
@@ -609,6 +625,12 @@ def _may_call_the_tree(callee: str, resolved: str | None, function: FunctionSumm
         return not resolved.startswith(_OUTSIDE_THE_TREE)
     head, dot, _ = callee.partition(".")
     return not dot or head == "self" or head in function.local_types
+
+
+def _may_be_property(name: str) -> bool:
+    """Whether reading ``.name`` may run a property of the tree: not a dunder, nor a name a tensor has
+    (``x.shape``, ``x.T``), which are most attribute reads in model code."""
+    return not name.startswith("__") and name not in TENSOR_METHOD_NAMES
 
 
 def _names_class(dotted: str | None) -> bool:

@@ -136,6 +136,9 @@ class FunctionSummary(_PickledAsTuple):
     decorators: list[str] = field(default_factory=list)  # as written, a call's arguments left out
     registers_into: list[str] = field(default_factory=list)  # ``REGISTRY[key] = fn`` with ``fn`` a parameter
     nesting: int = 0  # deepest ``ast`` nesting inside the function: the lint stage's LibCST limit
+    # ``covar.lazy_covariance_matrix``: attribute reads that may run a property's getter, each written
+    # name once, at its first line (names a tensor has are left out: ``summarize._may_be_property``).
+    reads: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
