@@ -5,7 +5,8 @@ shrunk by ``shrink``: the code path a configuration selects (ViT or modified-Res
 attentional pooling, the text tower's pooling and masking, layer scale, QuickGELU, a logit bias, CoCa's
 multimodal decoder) follows from its keys, not its size. The shrunk configuration is registered under
 ``<name>-tiny`` and built by ``open_clip.create_model(name, pretrained=None)``, as users build models.
-Every configuration runs its full forward (image and text); ``METHODS`` compiles ``encode_image``,
+Every configuration runs its full forward (image and text), two of them with activation checkpointing
+(``set_grad_checkpointing``); ``METHODS`` compiles ``encode_image``,
 ``encode_text``, ``get_logits`` and ``forward_intermediates`` of some of them through
 ``gt_calls.Method``. ``LOSSES`` are the training losses of ``open_clip.loss`` on random features.
 Random weights, nothing downloaded (no tokenizer is built: text is random token ids). CoCa's
@@ -31,6 +32,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "ViT-B-16-SigLIP": {}, "ViT-B-16-SigLIP2": {}, "EVA02-B-16": {}, "convnext_tiny": {},
     "MobileCLIP2-S0": {}, "PE-Core-T-16-384": {}, "coca_ViT-B-32": {}, "coca_base": {},
     "ViT-B-32.custom_text": {"force_custom_text": True}, "ViT-B-32.output_dict": {"output_dict": True},
+    # Activation checkpointing of the towers, as the training script's ``--grad-checkpointing`` sets it.
+    "ViT-B-32.grad_checkpointing": {}, "coca_ViT-B-32.grad_checkpointing": {},
 }
 # Methods compiled on their own -> the configuration they run on.
 METHODS: dict[str, str] = {
@@ -90,7 +93,10 @@ def model(config: str) -> Any:
     base = config.split(".")[0]
     tiny = f"{base}-tiny"
     factory._MODEL_CONFIGS[tiny] = shrink(open_clip.get_model_config(base))  # what add_model_config does
-    return open_clip.create_model(tiny, pretrained=None, **CONFIGS.get(config, {}))
+    clip = open_clip.create_model(tiny, pretrained=None, **CONFIGS.get(config, {}))
+    if config.endswith(".grad_checkpointing"):
+        clip.set_grad_checkpointing(True)
+    return clip
 
 
 def inputs(clip: Any) -> tuple[Any, Any]:
