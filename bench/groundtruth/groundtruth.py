@@ -66,6 +66,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per model (default 300)")
     parser.add_argument("--fresh", action="store_true", help="ignore cached model results")
     parser.add_argument("--cached", action="store_true", help="score cached results only; run nothing")
+    parser.add_argument("--no-server", action="store_true",
+                        help="start a fresh process per model instead of forking it from a library's server")
     parser.add_argument("--out", type=Path, help="also write the Markdown summary here")
     parser.add_argument("--compile-only", action="store_true",
                         help="print the compile side of every library (break sites), score nothing")
@@ -87,7 +89,8 @@ def main() -> None:
         raise SystemExit("no model matches --models")
     started = time.perf_counter()
     results = gt_runner.run_all(models, jobs=options.jobs, timeout=options.timeout, fresh=options.fresh,
-                                only_cached=options.cached, progress=lambda line: print(line, file=sys.stderr))
+                                only_cached=options.cached, serve=not options.no_server,
+                                progress=lambda line: print(line, file=sys.stderr))
     print(f"{len(results)} model results in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = "python bench/groundtruth/groundtruth.py " + " ".join(sys.argv[1:])
     sealed = gt_halves.load()

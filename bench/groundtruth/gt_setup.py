@@ -53,6 +53,7 @@ LIBRARIES: dict[str, str] = {
     "nflows": "0.14",
     "torchcde": "0.2.5",
     "torchtune": "0.6.1",
+    "torchao": "0.10.0",  # torchtune imports torchao.dtypes.nf4tensor, which later releases removed
     "open-clip-torch": "3.3.0",
     "pytorch-forecasting": "1.8.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
