@@ -697,3 +697,21 @@ def test_a_method_no_tensor_has_shows_an_input_is_not_a_tensor() -> None:
         """)
     found = lint_source(source, "m.py", Config(select=("DYN102",)))
     assert [f.start.line for f in found] == [8]
+
+
+def test_isclose_makes_a_mask_and_indexing_by_it_is_reported_where_read_not_where_written() -> None:
+    """torchmetrics' R2: ``cond = ~torch.isclose(...) & ...`` selects from tensors (measured: GB0036 at the
+    read), while ``raw[cond] = 0.0`` alone does not break (measured: no break)."""
+    source = textwrap.dedent("""
+        import torch
+
+
+        @torch.compile
+        def r2(rss: torch.Tensor, tss: torch.Tensor):
+            cond = ~torch.isclose(rss, torch.zeros_like(rss)) & ~torch.isclose(tss, torch.zeros_like(tss))
+            raw = torch.ones_like(rss)
+            raw[cond] = 0.0
+            return raw, rss[cond]
+    """)
+    found = lint_source(source, "p.py", Config(select=("DYN105",)))
+    assert [(f.start.line, f.code) for f in found] == [(10, "DYN105")]

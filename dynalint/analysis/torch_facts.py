@@ -138,7 +138,7 @@ DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecut
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{name}" for name in DYNAMIC_SHAPE_OPS)
 # Elementwise predicates: their result is a bool tensor (a mask).
 BOOL_PREDICATES = frozenset(
-    {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "signbit", "logical_and", "logical_or",
+    {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "isclose", "signbit", "logical_and", "logical_or",
      "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less",
      "less_equal", "not_equal"}
 )
