@@ -40,7 +40,9 @@ MARK = "@@gt "  # ``gt_zygote.MARK``: the server's answer lines
 
 
 class Servers:
-    """The model servers of every worker thread: one per thread and library, started on first use."""
+    """The model servers of every worker thread: each thread holds one, for the library of its current
+    model, and ends it when it moves on to another library (the catalogue lists each library's models
+    together), so that no more than ``jobs`` servers hold torch in memory at once."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -48,13 +50,15 @@ class Servers:
         self._lock = threading.Lock()
 
     def get(self, library: str) -> subprocess.Popen[str] | None:
-        servers: dict[str, subprocess.Popen[str] | None] = self._local.__dict__.setdefault("servers", {})
-        if library not in servers:
-            servers[library] = self._start(library)
-        return servers[library]
+        held: tuple[str, subprocess.Popen[str] | None] | None = getattr(self._local, "held", None)
+        if held is None or held[0] != library:
+            if held is not None and held[1] is not None:
+                _end(held[1])
+            held = self._local.held = (library, self._start(library))
+        return held[1]
 
     def drop(self, library: str) -> None:
-        self._local.__dict__.setdefault("servers", {})[library] = None
+        self._local.held = (library, None)
 
     def _start(self, library: str) -> subprocess.Popen[str] | None:
         server = subprocess.Popen([sys.executable, "-W", "ignore", str(HERE / "gt_zygote.py"), library],
@@ -66,12 +70,17 @@ class Servers:
 
     def close(self) -> None:
         for server in self._started:
-            if server.stdin is not None and not server.stdin.closed:
-                server.stdin.close()
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            _end(server)
+
+
+def _end(server: subprocess.Popen[str]) -> None:
+    """Let a server finish (its input closed), killing it after a minute."""
+    if server.stdin is not None and not server.stdin.closed:
+        server.stdin.close()
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 def answer(server: subprocess.Popen[str], timeout: float) -> dict[str, Any] | None:
