@@ -1,9 +1,11 @@
 """Write a generated module of dynalint, or say whether the one in the checkout is stale (``--check``).
-Shared by ``derive.py`` and ``in_graph.py``."""
+Shared by ``derive.py``, ``in_graph.py`` and ``tensor_methods.py``."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -16,3 +18,10 @@ def write_or_check(path: Path, text: str, check: bool, root: Path) -> int:
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path.relative_to(root)}", file=sys.stderr)
     return 0
+
+
+def regenerate(description: str, path: Path, render: Callable[[], str], root: Path) -> int:
+    """The command line of a generator whose module is all ``render()`` says: ``[--check]``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--check", action="store_true", help="exit 1 when the module is stale")
+    return write_or_check(path, render(), parser.parse_args().check, root)

@@ -12,14 +12,13 @@ graph. Linting torch itself, the program stage takes them for functions Dynamo d
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generated import write_or_check  # noqa: E402
+from generated import regenerate  # noqa: E402
 
 GENERATED = ROOT / "dynalint" / "analysis" / "in_graph_functions.py"
 
@@ -45,11 +44,7 @@ IN_GRAPH_FUNCTIONS = frozenset({{
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the module is stale")
-    options = parser.parse_args()
-    text = render()
-    return write_or_check(GENERATED, text, options.check, ROOT)
+    return regenerate(__doc__.split("\n")[0], GENERATED, render, ROOT)
 
 
 if __name__ == "__main__":

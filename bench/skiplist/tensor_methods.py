@@ -10,14 +10,13 @@ just as well be a tensor's method, which Dynamo puts in the graph: such names ar
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generated import write_or_check  # noqa: E402
+from generated import regenerate  # noqa: E402
 
 GENERATED = ROOT / "dynalint" / "analysis" / "tensor_method_names.py"
 
@@ -42,10 +41,7 @@ TENSOR_METHOD_NAMES = frozenset({{
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the module is stale")
-    options = parser.parse_args()
-    return write_or_check(GENERATED, render(), options.check, ROOT)
+    return regenerate(__doc__.split("\n")[0], GENERATED, render, ROOT)
 
 
 if __name__ == "__main__":
