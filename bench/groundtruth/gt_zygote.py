@@ -60,7 +60,7 @@ def run_forked(model_id: str, out: Path, timeout: float) -> dict[str, Any]:
             out.write_text(json.dumps(gt_worker.run(model_id)), encoding="utf-8")
             code = 0
         except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the loop
-            traceback.print_exc()
+            os.write(2, traceback.format_exc().encode("utf-8", "replace"))  # fd 2, whatever ``sys.stderr`` is
         finally:
             os._exit(code)
     deadline = time.monotonic() + timeout
