@@ -11,8 +11,9 @@ input size), ``torch_geometric`` (layers, pooling, aggregations, norms and whole
 random graph: the break-rich corpus), ``kornia`` (augmentations, filters, local features and its
 functions: break-rich too) and ``monai`` (2-D networks, losses, metrics) have their tables here or in
 ``gt_<library>.py``. The libraries of ``BUILDER_MODULES`` (torchmetrics, x-transformers,
-vector-quantize-pytorch, vit-pytorch, torchdiffeq, torchsde, Pyro, GPyTorch, e3nn, fair-esm, LitGPT)
-each have one builder module with ``names()`` (no torch) and ``build(name)``. speechbrain, encodec
+vector-quantize-pytorch, vit-pytorch, torchdiffeq, torchsde, Pyro, GPyTorch, e3nn, fair-esm, LitGPT,
+and the sealed half: pytorch-metric-learning, lightly, zuko, nflows, torchcde, torchtune, open_clip,
+pytorch-forecasting) each have one builder module with ``names()`` (no torch) and ``build(name)``. speechbrain, encodec
 and torchaudio's models are absent: they need a torchaudio that the index lacks for torch 2.13.
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
