@@ -283,7 +283,7 @@ class Program:
         """The property getters reading ``written`` (``self.mean``, ``dist.covariance_matrix``) inside
         ``caller`` may run: Dynamo traces a getter as it traces a called method. Resolved as the call
         ``written()`` would be, then only getters are kept."""
-        if not self._property_names().intersection((written.rpartition(".")[2],)):
+        if written.rpartition(".")[2] not in self._property_names():
             return []
         module, function = self.functions[caller]
         targets = [t for t in self._targets(module, function, written) if self.is_property(t)]
@@ -446,8 +446,8 @@ class Program:
         """``value.method(...)`` on a value whose class the tree does not tell (a parameter, a result, an
         attribute given from outside): each method of that name that a class of the tree defines, when at
         most ``_MAX_BY_NAME`` do. Never for a name a tensor or a builtin container also has (the value may
-        be one), nor for an attribute name (``_attribute_names``), nor for a dunder, nor where the receiver is a module, a class or a function (those resolve
-        by their names)."""
+        be one), nor for an attribute name (``_attribute_names``), nor for a dunder, nor where the receiver
+        is a module, a class or a function (those resolve by their names)."""
         parts = callee.split(".")
         name = parts[-1]
         if (len(parts) < 2 or not all(part.isidentifier() for part in parts) or name.startswith("__")
