@@ -85,4 +85,3 @@ class NumpyCall(Rule):
         attribute = node.attr.value
         self.report(node, gb_ids=("GB0157",), pattern=f"ndarray.{attribute}", call=f"ndarray.{attribute}",
                     why=f"the tensor Dynamo traces a NumPy array as has no NumPy `{attribute}`")
-
