@@ -56,6 +56,14 @@ LIBRARIES: dict[str, str] = {
     "torchao": "0.10.0",  # torchtune imports torchao.dtypes.nf4tensor, which later releases removed
     "open-clip-torch": "3.3.0",
     "pytorch-forecasting": "1.8.0",
+    "neuralforecast": "3.3.0",  # the third sealed half, from here to denoising-diffusion-pytorch
+    "pykeen": "1.11.1",
+    "piq": "0.8.0",
+    "normflows": "1.7.3",
+    "nnAudio": "0.3.4",
+    "auraloss": "0.4.0",
+    "pytorch-tabnet": "4.1.0",
+    "denoising-diffusion-pytorch": "2.3.4",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
