@@ -706,3 +706,82 @@ def test_a_call_of_a_decorated_function_runs_the_wrapper_its_decorator_defines()
         return shift(scale(x))
     """)
     assert set(found) == {"wrapper", "inner"}
+
+
+def test_a_lightning_module_is_a_module_whose_forward_is_compiled() -> None:
+    found = reached("""
+    import lightning.pytorch as pl
+    from some_framework import Base
+
+
+    class Forecaster(pl.LightningModule):
+        def forward(self, x):
+            print("lightning")
+            return x
+
+
+    class Plain(Base):
+        def forward(self, x):
+            print("unknown base")
+            return x
+    """)
+    assert set(found) == {"lightning"}
+    assert found["lightning"].confidence is Confidence.LIKELY  # no compile site: as any module's forward
+
+
+def test_a_compiled_torchmetrics_metric_runs_its_update_and_compute() -> None:
+    found = reached("""
+    import torch
+    from torchmetrics import Metric
+
+
+    class Error(Metric):
+        def update(self, preds, target):
+            print("update")
+
+        def compute(self):
+            print("compute")
+
+        def reset_extra(self):
+            print("never called")
+
+
+    metric = torch.compile(Error())
+    """)
+    assert set(found) == {"update", "compute"}
+
+
+def test_an_attribute_given_a_bound_method_of_the_same_object_runs_that_method_and_its_overrides() -> None:
+    found = reached("""
+    import torch
+    from torch import nn
+
+
+    class PairLoss(nn.Module):
+        def __init__(self, on_matrix):
+            super().__init__()
+            self.loss_method = self.matrix_loss if on_matrix else self.pair_loss
+
+        def forward(self, x):
+            return self.loss_method(x)
+
+        def matrix_loss(self, x):
+            print("matrix")
+
+        def pair_loss(self, x):
+            print("pair")
+
+        def unused(self, x):
+            print("unused")
+
+
+    class Circle(PairLoss):
+        def pair_loss(self, x):
+            print("override")
+
+
+    model = torch.compile(Circle(True))
+    """)
+    assert set(found) == {"matrix", "pair", "override"}
+    assert found["matrix"].region is not None
+    assert found["matrix"].region.describe().endswith("forward -> self.loss_method (PairLoss.matrix_loss)")

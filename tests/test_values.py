@@ -225,6 +225,22 @@ def test_a_slice_of_a_tensor_given_as_a_size_is_not_a_data_dependent_size() -> N
     assert [f.start.line for f in lint_one(body, "DYN109")] == [6]
 
 
+def test_after_a_size_read_from_a_tensor_breaks_the_resumed_frame_takes_that_tensor_as_an_input() -> None:
+    # Measured on torch 2.13: ``torch.arange(d)`` breaks (GB0033); Dynamo resumes after it with ``d`` an input
+    # of the new frame, so ``torch.arange(0, d)`` right after does not. In a branch the other path may run.
+    body = (
+        "d = x.sum().long()\n"
+        "a = torch.arange(d)\n"
+        "b = torch.arange(0, d)\n"
+        "e = x.max().long()\n"
+        "if flag:\n    c = torch.arange(e)\n    c = torch.arange(2, e)\n"
+        "else:\n    c = torch.arange(1, e)\n"
+        "d = x.min().long()\n"
+        "f = torch.arange(d)\n"
+    )
+    assert [f.start.line for f in lint_one(body, "DYN109")] == [6, 10, 13, 15]
+
+
 def test_a_list_made_of_a_tensor_is_a_sequence_of_tensors_not_a_tensor() -> None:
     # MONAI's ``id_list = list(torch.unique(t))`` then ``if 0 not in id_list``: Python compares item by item
     # and Dynamo 2.13 does not break there (measured); branching on an item, or membership in the tensor, does.
@@ -521,6 +537,37 @@ def test_a_list_appended_tensors_holds_tensors() -> None:
     """)
     found = lint_source(source, "p.py", Config(select=("DYN105",)))
     assert [(f.start.line, f.code) for f in found] == [(13, "DYN105")]
+
+
+def test_super_forward_in_a_subclass_of_a_recurrent_layer_is_reported_where_dynamo_breaks() -> None:
+    """pytorch-forecasting's ``class GRU(RNN, nn.GRU)``: measured on torch 2.13, GB0014 on both the
+    ``super().forward`` line and the caller's ``self.rnn(x)`` line; a plain module's ``super().forward`` is fine."""
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class GRU(nn.GRU):
+            def forward(self, x, hx=None):
+                y = x * 2
+                return super().forward(y, hx)
+
+
+        class Wide(nn.Linear):
+            def forward(self, x):
+                return super().forward(x)
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = GRU(4, 4, batch_first=True)
+
+            def forward(self, x):
+                return self.rnn(x)[0]
+    """)
+    found = lint_source(source, "rnn.py", Config(select=("DYN505",)))
+    assert [f.start.line for f in found] == [9, 23]
 
 
 def test_an_attribute_a_subclass_builds_as_an_lstm_is_reported_in_the_base_forward() -> None:

@@ -22,7 +22,12 @@ from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
-from dynalint.analysis.torch_facts import AUTOGRAD_FUNCTION_BASES, RECURRENT_LAYERS, is_module_base
+from dynalint.analysis.torch_facts import (
+    AUTOGRAD_FUNCTION_BASES,
+    FRAMEWORK_INSTANCE_CALLS,
+    RECURRENT_LAYERS,
+    is_module_base,
+)
 from dynalint.analysis.type_hints import Annotation
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.model.dynamo_settings import DynamoSettings
@@ -103,6 +108,7 @@ class Program:
     _by_name_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _wrappers_memo: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _nested_memo: dict[str, list[str]] | None = field(default=None, repr=False)
 
@@ -239,7 +245,15 @@ class Program:
             return []
         call = self.method(class_qualified, "__call__")
         forward = self.method(class_qualified, "forward") if self.is_module_class(class_qualified) else None
-        return [f for f in (call, forward) if f]
+        called = [f for f in (call, forward) if f]
+        return called + [f for name in self._framework_calls(class_qualified)
+                         if (f := self.method(class_qualified, name)) and f not in called]
+
+    def _framework_calls(self, class_qualified: str) -> list[str]:
+        """The methods that a base outside the tree calls when an instance is called
+        (``FRAMEWORK_INSTANCE_CALLS``: ``torchmetrics.Metric``'s ``forward`` runs ``update`` and ``compute``)."""
+        return [name for current in self.mro(class_qualified) for base in self.classes[current].definition.bases
+                for name in FRAMEWORK_INSTANCE_CALLS.get(self.canonical(base) or "", ())]
 
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
@@ -336,6 +350,8 @@ class Program:
         if entry is None:
             return []
         module, function = entry
+        if self._outside_the_tree(module, function, callee):
+            return []
         alias = self._disabled_alias(module, callee)
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
@@ -349,6 +365,17 @@ class Program:
         via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
         return [Callee(t, self.is_disabled(t)) for t in targets] + [
             Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
+
+    def _outside_the_tree(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> bool:
+        """``torch.cat(...)``, ``F.relu(...)``: a name imported from a package no module of the tree is in,
+        and not shadowed by a local or a parameter, calls nothing of the tree (checked first, being most calls)."""
+        head = callee.partition(".")[0]
+        resolved = module.imports.resolve(head)
+        if resolved is None or head in function.local_types or head in function.local_sources:
+            return False
+        if self._packages_memo is None:
+            self._packages_memo = frozenset(name.partition(".")[0] for name in self.modules)
+        return resolved.partition(".")[0] not in self._packages_memo and all(head != name for name, _ in function.params)
 
     def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
         """Whether ``written`` names a ``fast = torch.compiler.disable(f)`` alias, wherever ``f`` is."""
@@ -429,6 +456,13 @@ class Program:
             held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
             held = self.attribute_sources(module.qualify(function.class_name), parts[1])
+            # ``self.loss = self.mat_loss if mat else self.pair_loss``: a bound method of the same object,
+            # found as ``self.mat_loss(...)`` would be (with the subclasses' overrides).
+            bound = [source[len(dispatch.REF):] for _, source in held if source.startswith(dispatch.REF + "self.")]
+            found = [target for written in bound if written.count(".") == 1
+                     for target in self._targets(module, function, written) + self._overrides(module, function, written)]
+            held = [(where, source) for where, source in held if not source.startswith(dispatch.REF + "self.")]
+            return list(dict.fromkeys(found + [t for where, source in held for t in self._run(where, source, 0)]))
         elif len(parts) == 1 and callee in function.local_sources:
             held = [(module, source) for source in function.local_sources[callee]]
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
@@ -450,13 +484,13 @@ class Program:
         is a module, a class or a function (those resolve by their names)."""
         parts = callee.split(".")
         name = parts[-1]
-        if (len(parts) < 2 or not all(part.isidentifier() for part in parts) or name.startswith("__")
-                or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
-                or (parts[0] in ("self", "cls") and len(parts) == 2)
+        found = self._methods_by_name().get(name, [])  # first: most names are no method, or too many classes'
+        if (not found or len(found) > _MAX_BY_NAME or len(parts) < 2 or not all(part.isidentifier() for part in parts)
+                or name.startswith("__") or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
+                or (parts[0] in ("self", "cls") and len(parts) == 2) or name in self._attribute_names()
                 or module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
             return []
-        found = self._methods_by_name().get(name, [])
-        return found if len(found) <= _MAX_BY_NAME and name not in self._attribute_names() else []
+        return found
 
     def _attribute_names(self) -> frozenset[str]:
         """Every ``self.<attr>`` a class of the tree assigns: ``block.downsample(x)`` may call such an
@@ -740,8 +774,10 @@ class Program:
         if site.target_kind == "function":
             return [site.target]
         if site.target_kind == "class":
-            forward = self.forward(self.instance_class(summary, site.target))
-            return [forward] if forward else []
+            cls = self.instance_class(summary, site.target)
+            forward = self.forward(cls)
+            framework = [f for name in self._framework_calls(cls) if (f := self.method(cls, name))] if cls else []
+            return ([forward] if forward else []) + framework
         if site.target_kind == "method":
             written, _, name = site.target.partition(":")
             cls = self.instance_class(summary, written)

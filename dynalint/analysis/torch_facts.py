@@ -48,6 +48,23 @@ NOT_TRACED = frozenset(
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
 PARTIAL = frozenset({"functools.partial"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Base classes of other frameworks that derive from ``nn.Module``, by the names users import them under:
+# a subclass's ``forward`` is what calling an instance runs, as for ``nn.Module`` itself.
+FRAMEWORK_MODULE_BASES = frozenset({
+    *(f"{package}.LightningModule" for package in (
+        "lightning", "lightning.pytorch", "lightning.pytorch.core", "lightning.pytorch.core.module",
+        "pytorch_lightning", "pytorch_lightning.core", "pytorch_lightning.core.module",
+        "pytorch_lightning.core.lightning")),
+    "torchmetrics.Metric", "torchmetrics.metric.Metric",
+    "pyro.nn.PyroModule", "pyro.nn.module.PyroModule",
+    "gpytorch.Module", "gpytorch.module.Module",
+})
+# What calling an instance of such a base runs besides ``forward``: the methods of the subclass that the
+# base's own ``forward`` calls (``torchmetrics.Metric.forward`` runs ``update``, then ``compute``).
+FRAMEWORK_INSTANCE_CALLS: dict[str, tuple[str, ...]] = {
+    "torchmetrics.Metric": ("update", "compute"),
+    "torchmetrics.metric.Metric": ("update", "compute"),
+}
 # ``class Scale(Function)``: ``Scale.apply(x)`` runs its ``forward``, which Dynamo traces.
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 COLLECTIVES = frozenset(
@@ -73,7 +90,7 @@ def is_module_base(qualified: str | None) -> bool:
 
     ``Module`` is known by ``MODULE_BASES``' names only: torch's own wrappers import it from elsewhere
     (``DistributedDataParallel``), and Dynamo does not trace their ``forward`` as the user's code."""
-    if qualified in MODULE_BASES:
+    if qualified in MODULE_BASES or qualified in FRAMEWORK_MODULE_BASES:
         return True
     if not qualified or not qualified.startswith("torch.nn.") or qualified.startswith(
         ("torch.nn.utils.", "torch.nn.parameter.")

@@ -10,6 +10,10 @@ eager or compiled, and Dynamo does not break, so it is not reported. Only a tens
 Dynamo traces breaks: one that exists before the trace (a parameter of the function, an attribute of
 ``self`` or of an object it holds, a buffer) is read as a size when the graph is built, with no break
 (measured on torch 2.13 for ``torch.zeros(t)`` with ``t`` an input, a buffer and a helper's attribute).
+The same holds after this break: Dynamo resumes in a new frame that takes the tensor as an input, so a
+later size read from it in the rest of the same block does not break again (measured:
+``a = torch.arange(d)`` breaks, ``b = torch.arange(0, d)`` right after it does not). The other branch of
+an ``if`` is not "later": it runs instead.
 """
 
 from __future__ import annotations
@@ -36,13 +40,27 @@ class DataDependentSize(Rule):
         super().__init__(context)
         # Names of tensors that exist before the trace, per function: parameters, and names bound to one.
         self._parameters: list[set[str]] = [set()]
+        # Per function, per block open in it: the tensors a break in that block made inputs of the frame
+        # that resumes after it (a break dominates the rest of its block, not the other branch).
+        self._resumed: list[list[set[str]]] = [[]]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
         self._parameters.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
+        self._resumed.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._parameters.pop()
+        self._resumed.pop()
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._resumed[-1].append(set())
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._resumed[-1].pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        self._rebound(node.target)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         for target in original_node.targets:
@@ -54,12 +72,11 @@ class DataDependentSize(Rule):
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._rebound(original_node.target)
 
-    def visit_For(self, node: cst.For) -> None:
-        self._rebound(node.target)
-
     def _rebound(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self._parameters[-1].discard(target.value)
+            for block in self._resumed[-1]:
+                block.discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._rebound(element.value)
@@ -72,7 +89,7 @@ class DataDependentSize(Rule):
         if isinstance(size, cst.IfExp):
             return self._not_traced_tensor(size.body) and self._not_traced_tensor(size.orelse)
         if isinstance(size, cst.Name):
-            return size.value in self._parameters[-1]
+            return size.value in self._parameters[-1] or any(size.value in block for block in self._resumed[-1])
         root = size
         while isinstance(root, cst.Attribute):
             root = root.value
@@ -102,6 +119,8 @@ class DataDependentSize(Rule):
         tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
         if tensor_kinds:
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)
+            if self._resumed[-1]:  # the frame resumed after this break takes these tensors as inputs
+                self._resumed[-1][-1].update(size.value for size in sizes if isinstance(size, cst.Name))
 
 
 def _is_slice(size: cst.BaseExpression) -> bool:

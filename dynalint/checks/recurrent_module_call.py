@@ -7,7 +7,9 @@ The finding goes on the first read in each function; later reads are never trace
 recognised by what built it, never by its name: ``self.<attr>`` assigned in ``__init__`` (or a
 base's), or a module-level ``NAME = nn.GRU(...)``, both read from the summaries
 (``instances.constructed_by``), including in-tree subclasses of those layers; an attribute that only a
-subclass of the method's class builds as a recurrent layer is reported at ``likely``.
+subclass of the method's class builds as a recurrent layer is reported at ``likely``. In a subclass of
+those layers, ``super().forward(...)`` runs the layer's own ``forward``, where the frame breaks the same
+way (measured: a ``class GRU(nn.GRU)`` whose ``forward`` calls it, GB0014 on that line).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.analysis.instances import constructed_by, constructed_in_subclasses, lineage
+from dynalint.analysis.instances import constructed_by, constructed_in_subclasses, enclosing_class, lineage
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import RECURRENT_LAYERS
 from dynalint.lint.rule import Rule
@@ -49,6 +51,12 @@ class RecurrentModuleCall(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             func = func.value
+            if _is_super(func) and not self._reported[-1] and self.context.region is not None:
+                cls = enclosing_class(self.context)
+                layer = self._recurrent_layer(cls) if cls else None
+                if layer is not None:
+                    self._reported[-1] = True
+                    self.report(node, callee="super().forward", layer=layer, use="Calling")
         self._callees.add(id(func))
 
     def visit_Arg(self, node: cst.Arg) -> None:
@@ -83,3 +91,8 @@ class RecurrentModuleCall(Rule):
             if qualified and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in RECURRENT_LAYERS:
                 return qualified.rsplit(".", 1)[-1]
         return None
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    """``super()``: the call that names the next class of the MRO."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
