@@ -85,3 +85,45 @@ def test_a_mask_on_one_branch_and_of_unknown_dtype_on_the_other_may_be_a_mask() 
     """)
     found = [(f.start.line, f.confidence.value) for f in lint_source(source, "pick.py", Config(select=("DYN105",)))]
     assert found == [(9, "likely")]
+
+
+HELPER_PARAMETERS = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def spline(inputs, widths, tail_bound=1.0):
+        inside = (inputs >= -tail_bound) & (inputs <= tail_bound)
+        outputs = torch.zeros_like(inputs)
+        outputs[~inside] = inputs[~inside]
+        return inputs[inside], widths[inside, :], outputs
+
+
+    def pairs(mat, pos_mask, sizes, n):
+        chosen = pos_mask.bool()
+        names = ("one", "many")[n > 1]
+        wide = sizes[sizes.shape[0] > 2]
+        return mat[chosen], names, wide
+
+
+    class Flow(nn.Module):
+        def forward(self, x, w, n: int):
+            return spline(x, w), pairs(x, x, w, n)
+
+
+    torch.compile(Flow())
+""")
+
+
+def test_a_comparison_or_bool_of_values_nothing_types_is_a_likely_mask_where_it_indexes() -> None:
+    # nflows' splines index their inputs with ``(inputs >= -tail_bound) & (inputs <= tail_bound)``, and
+    # Dynamo breaks there (GB0036, measured by the ground-truth bench); a Python flag or a shape test is no mask.
+    lines = HELPER_PARAMETERS.splitlines()
+    found = [(lines[f.start.line - 1].strip(), f.confidence.value)
+             for f in lint_source(HELPER_PARAMETERS, "flow.py", Config(select=("DYN105",)))]
+    assert found == [
+        ("outputs[~inside] = inputs[~inside]", "likely"),
+        ("return inputs[inside], widths[inside, :], outputs", "likely"),
+        ("return inputs[inside], widths[inside, :], outputs", "likely"),
+        ("return mat[chosen], names, wide", "likely"),
+    ]

@@ -98,7 +98,8 @@ def run(model_id: str) -> dict[str, Any]:
     library = model_id.split("/", 1)[0]
     gt_models.allow_torchvision_import()
     package = importlib.import_module(gt_models.package_of(library))
-    folder = os.path.dirname(package.__file__)
+    # A namespace package (pytorch_tabnet ships no ``__init__.py``) has no ``__file__``, only its path.
+    folder = os.path.dirname(package.__file__) if package.__file__ else list(package.__path__)[0]
     out: dict[str, Any] = {"model": model_id, "library": library, "folder": folder,
                            "version": _version(library, package), "torch": torch.__version__}
     try:

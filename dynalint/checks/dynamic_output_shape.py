@@ -272,13 +272,29 @@ class DynamicOutputShape(Rule):
                 return None
             return Confidence.LIKELY if Confidence.LIKELY in sides or not kind.is_tensor_like else kind.confidence
         if not kind.is_tensor_like:
-            return None
+            return self._mask_of_unknown_values(node)
         if isinstance(node, cst.Comparison):
             # ``a < x < b`` is ``(a < x) and (x < b)``: a ``bool()`` of a tensor, not a mask.
             ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
             return kind.confidence if ok else None
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
+        return None
+
+    def _mask_of_unknown_values(self, node: cst.BaseExpression) -> Confidence | None:
+        """A mask made from values whose type nothing tells (a helper's parameter): ``inputs >= -bound``
+        and ``mask.bool()`` are ``likely`` masks, since a value compared elementwise and then used as an
+        index, or given a ``.bool()`` method, is a tensor (or an array, which Dynamo traces as one); never
+        a comparison of constants, shapes or sizes."""
+        if isinstance(node, cst.Comparison):
+            ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
+            sides = (node.left, node.comparisons[0].comparator)
+            unknown = any(self.context.kind(side) in (Kind.UNKNOWN, Kind.INPUT) and not isinstance(side, cst.Call)
+                          for side in sides)
+            return Confidence.LIKELY if ok and unknown and not any(
+                self.context.kind(side) is Kind.META for side in sides) else None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "bool":
+            return Confidence.LIKELY if self.context.kind(node.func.value) in (Kind.UNKNOWN, Kind.INPUT) else None
         return None
 
     def _is_predicate(self, node: cst.Call) -> bool:
