@@ -4,7 +4,10 @@ Three families, each with its own look-alikes that do *not* break (measured on t
 Python's ``random`` (Dynamo replays ``randint``, ``randrange`` and ``uniform``, and the same methods of a
 ``random.Random`` instance, but not ``random.random()`` or the other functions), NumPy's ``np.random``
 (traced through ``torch._numpy``: only array-valued draws stay in the graph) and torch's global RNG
-state (``torch.manual_seed`` and friends; ``torch.rand`` and the other sampling ops are fine).
+state (``torch.manual_seed`` and friends; ``torch.rand`` and the other sampling ops are fine). A
+``torch.Generator`` object is a fourth: creating one breaks (GB0363), so does reseeding one
+(``g.manual_seed(s)``, GB7650), and so does any sampling call given one (``torch.randn(n, generator=g)``,
+``t.normal_(generator=g)``: GB0055, its argument has no graph form); ``generator=None`` is fine.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import libcst as cst
 from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 # ``random`` module functions that break (GB0007); ``randint``, ``randrange`` and ``uniform`` do not.
 PYTHON_MODULE = frozenset(
@@ -37,13 +41,16 @@ TORCH_STATE = frozenset(
      "torch.random.fork_rng"}
 )
 
+TORCH_GENERATORS = frozenset({"torch.Generator", "torch._C.Generator"})
+GENERATOR_RESEEDS = frozenset({"manual_seed"})  # measured; the generator's other methods are not claimed
+
 
 class RandomCall(Rule):
     code = "DYN205"
     name = "random-call"
     message = "`{call}` in compiled code breaks the graph: it {why}"
     help = "Sample with torch ops (`torch.rand`, `torch.randn_like`) inside, and seed or draw host values outside"
-    gb_ids = ("GB0007", "GB0156", "GB0033", "GB0294", "GB0208", "GB0142")
+    gb_ids = ("GB0007", "GB0156", "GB0033", "GB0294", "GB0208", "GB0142", "GB0363", "GB7650", "GB0055")
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -54,6 +61,13 @@ class RandomCall(Rule):
         why = self._instance_why(node)
         if why is not None:
             self.report(node, call=f"{dotted_name(node.func) or 'generator method'}()", why=why)
+            return
+        generator = self._generator_argument(node, resolved)
+        if generator is not None:  # ``likely`` unless built here: a ``generator=None`` default passes None
+            built = constructed_by(self.context, generator) in TORCH_GENERATORS
+            self.report(node, confidence=None if built else Confidence.LIKELY,
+                        call=f"{resolved or dotted_name(node.func) or _method_name(node.func)}()",
+                        why="samples with an explicit `torch.Generator`, which Dynamo cannot pass into the graph")
 
     def _why(self, node: cst.Call, resolved: str) -> str | None:
         module, _, function = resolved.rpartition(".")
@@ -65,6 +79,8 @@ class RandomCall(Rule):
             return self._numpy_why(node, function)
         if resolved in TORCH_STATE:
             return "reads or resets torch's global RNG state, which Dynamo does not trace"
+        if resolved in TORCH_GENERATORS:
+            return "creates a `torch.Generator`, an object Dynamo cannot create inside the compiled region"
         return None
 
     def _numpy_why(self, node: cst.Call, function: str) -> str | None:
@@ -86,8 +102,20 @@ class RandomCall(Rule):
             return "is a method of a Python generator that Dynamo does not trace"
         if built in NUMPY_GENERATORS:
             return "is a method of a NumPy generator, which Dynamo cannot trace"
+        if built in TORCH_GENERATORS and func.attr.value in GENERATOR_RESEEDS:
+            return "reseeds a `torch.Generator`, a stateful operation Dynamo does not trace"
         return None
 
+    def _generator_argument(self, node: cst.Call, resolved: str | None) -> cst.BaseExpression | None:
+        """``torch.randn(n, generator=g)``, ``t.normal_(generator=g)``: the generator given to a torch call or
+        a method, other than ``None``. Not to the tree's own functions, which Dynamo traces into."""
+        if (resolved is not None and not resolved.startswith("torch.")) or self.context.resolve_call(node.func):
+            return None
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "generator" and not (
+                    isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                return arg.value
+        return None
 
 def _has_size(node: cst.Call, position: int) -> bool:
     """Whether the call passes a ``size`` (positionally, or as a keyword other than ``None``)."""
@@ -98,3 +126,8 @@ def _has_size(node: cst.Call, position: int) -> bool:
         if arg.keyword is not None and arg.keyword.value == "size":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
     return len(positional) > position
+
+
+def _method_name(func: cst.BaseExpression) -> str:
+    """``Tensor.normal_`` for ``x.new_empty(n).normal_``: a method on a value with no dotted name."""
+    return f"Tensor.{func.attr.value}" if isinstance(func, cst.Attribute) else "sampling call"

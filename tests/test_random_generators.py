@@ -1,0 +1,53 @@
+"""DYN205 on ``torch.Generator`` objects, each case measured on torch 2.13 (graph-break logs): creating
+one breaks (GB0363), reseeding one breaks (GB7650), and a torch sampling call given one breaks (GB0055);
+``generator=None`` does not, and a call of the project's own function is traced into, not reported."""
+
+from __future__ import annotations
+
+import textwrap
+
+from dynalint.api import lint_source
+from dynalint.project.config import Config
+
+SOURCE = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Noisy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.g = torch.Generator()
+
+        def forward(self, x, generator=None):
+            self.g.manual_seed(3)
+            a = torch.rand(x.shape, generator=self.g)
+            b = torch.randn(x.shape, generator=generator)
+            c = torch.randn(x.shape, generator=None)
+            d = torch.Generator().manual_seed(2)
+            e = x.new_empty(x.shape).normal_(generator=generator)
+            f = self.helper(x, generator=generator)
+            return a + b + c + e + f
+
+        def helper(self, x, generator=None):
+            return x
+
+
+    model = torch.compile(Noisy())
+""")
+LINES = SOURCE.splitlines()
+
+
+def test_creating_reseeding_and_sampling_with_a_generator_are_reported_and_generator_none_is_not() -> None:
+    found = {LINES[f.start.line - 1].strip(): f for f in lint_source(SOURCE, "noisy.py", Config(select=("DYN205",)))}
+    assert set(found) == {
+        "self.g.manual_seed(3)",
+        "a = torch.rand(x.shape, generator=self.g)",
+        "b = torch.randn(x.shape, generator=generator)",
+        "d = torch.Generator().manual_seed(2)",
+        "e = x.new_empty(x.shape).normal_(generator=generator)",
+    }
+    assert "`Tensor.normal_()`" in found["e = x.new_empty(x.shape).normal_(generator=generator)"].message
+    # A parameter that defaults to None may be None: only a generator built as one is sure.
+    assert found["b = torch.randn(x.shape, generator=generator)"].confidence.value == "likely"
+    assert found["a = torch.rand(x.shape, generator=self.g)"].confidence.value == "certain"
