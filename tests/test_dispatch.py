@@ -785,3 +785,68 @@ def test_an_attribute_given_a_bound_method_of_the_same_object_runs_that_method_a
     assert set(found) == {"matrix", "pair", "override"}
     assert found["matrix"].region is not None
     assert found["matrix"].region.describe().endswith("forward -> self.loss_method (PairLoss.matrix_loss)")
+
+
+def test_calling_a_class_built_by_a_metaclass_of_the_tree_runs_the_metaclass_call() -> None:
+    # pyro's ``DistributionMeta``. Measured on torch 2.13: both prints break, the metaclass's first.
+    found = reached("""
+    import torch
+
+
+    class Meta(type):
+        def __call__(cls, *args, **kwargs):
+            print("meta")
+            return super().__call__(*args, **kwargs)
+
+
+    class Dist(metaclass=Meta):
+        def __init__(self, x):
+            print("init")
+            self.x = x
+
+
+    class Normal(Dist):
+        pass
+
+
+    @torch.compile
+    def f(x):
+        return Normal(x).x
+    """)
+    assert set(found) == {"meta", "init"}
+
+
+def test_a_name_bound_to_what_a_wrapper_factory_returns_runs_the_wrapper_when_called() -> None:
+    # pyro's ``_param = effectful(get_param, type="param")``.
+    found = reached("""
+    import functools
+
+    import torch
+
+
+    def effectful(fn=None, type=None):
+        if fn is None:
+            return functools.partial(effectful, type=type)
+
+        @functools.wraps(fn)
+        def _fn(*args, **kwargs):
+            print("wrapped")
+            return fn(*args, **kwargs)
+
+        return _fn
+
+
+    def unrelated():
+        def inner():
+            print("never")
+        return inner
+
+
+    _param = effectful(len, type="param")
+
+
+    @torch.compile
+    def f(x):
+        return _param(x)
+    """)
+    assert set(found) == {"wrapped"}

@@ -317,10 +317,21 @@ class Program:
             for decorator in definition.decorators:
                 made = self.resolve_name(module, decorator)
                 if made in self.functions and made != qualified:
-                    inner = self._nested().get(made, [])
-                    found += inner + [deeper for f in inner for deeper in self._nested().get(f, [])]
+                    found += self._defined_inside(made)
             self._wrappers_memo[qualified] = list(dict.fromkeys(found))
         return self._wrappers_memo[qualified]
+
+    def _made_by_factory(self, module: ModuleSummary, written: str) -> list[str]:
+        """``_param = effectful(get_param, type="param")``: a name bound to what a function of the tree
+        returns, which for a wrapper factory is one of the functions it defines; calling the name runs
+        them (and the functions they define in turn)."""
+        factory = self.resolve_name(module, written)
+        return self._defined_inside(factory) if factory in self.functions else []
+
+    def _defined_inside(self, factory: str) -> list[str]:
+        """The functions a decorator or a factory defines, two levels deep (``deco(...)(f)`` returns its own)."""
+        inner = self._nested().get(factory, [])
+        return list(dict.fromkeys(inner + [deeper for f in inner for deeper in self._nested().get(f, [])]))
 
     def _nested(self) -> dict[str, list[str]]:
         """Function -> the functions defined directly in its body (built once per tree)."""
@@ -419,7 +430,8 @@ class Program:
                 return [f for cls in held for f in self.instance_call(cls)]
             local_type = function.local_types.get(callee) or module.module_types.get(callee)
             if local_type:
-                called = self.instance_call(self.instance_class(module, local_type))
+                called = self.instance_call(self.instance_class(module, local_type)) or self._made_by_factory(
+                    module, local_type)
                 if called:
                     return called
         if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
@@ -442,8 +454,18 @@ class Program:
             return [qualified]
         if qualified in self.classes:
             constructor = self.method(qualified, "__init__")
-            return [constructor] if constructor else []
+            return [f for f in (self._metaclass_call(qualified), constructor) if f]
         return []
+
+    def _metaclass_call(self, class_qualified: str) -> str | None:
+        """``Meta.__call__`` where the class (or a base) is built by a metaclass of the tree that defines
+        one: Dynamo traces it when the class is called (pyro's ``DistributionMeta``)."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            if cls.metaclass:
+                meta = self.resolve_name(module, cls.metaclass) if "." not in cls.metaclass else self.canonical(cls.metaclass)
+                return self.method(meta, "__call__") if meta in self.classes else None
+        return None
 
     # -- dynamic dispatch -----------------------------------------------------------------------
     def _dispatched(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:

@@ -257,6 +257,9 @@ class _Summarizer(ast.NodeVisitor):
         bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
         self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
         self.summary.classes[qualname].decorators = dispatch.decorators(node)
+        metaclass = next((dotted_name(k.value) for k in node.keywords if k.arg == "metaclass"), None)
+        if metaclass:
+            self.summary.classes[qualname].metaclass = self.imports.resolve(metaclass) or metaclass
         self._push(("class", node.name))
         self.generic_visit(node)
         self._pop()

@@ -151,6 +151,7 @@ class ClassSummary(_PickledAsTuple):
     container_items: dict[str, list[str]] = field(default_factory=dict)  # self.layers -> [Block]
     attr_sources: dict[str, list[str]] = field(default_factory=dict)  # every value self.attr is given
     decorators: list[str] = field(default_factory=list)
+    metaclass: str = ""  # ``class D(metaclass=Meta)``: qualified where the import table knows it, else as written
 
 
 @dataclass
