@@ -16,6 +16,7 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 
@@ -108,8 +109,14 @@ class RandomCall(Rule):
 
     def _generator_argument(self, node: cst.Call, resolved: str | None) -> cst.BaseExpression | None:
         """``torch.randn(n, generator=g)``, ``t.normal_(generator=g)``: the generator given to a torch call or
-        a method, other than ``None``. Not to the tree's own functions, which Dynamo traces into."""
-        if (resolved is not None and not resolved.startswith("torch.")) or self.context.resolve_call(node.func):
+        to a tensor's method, other than ``None``. Not to any other call (``posterior.sample(generator=g)``
+        may be the project's own function, which Dynamo traces into)."""
+        func = node.func
+        if resolved is None:
+            if not (isinstance(func, cst.Attribute) and func.attr.value in TENSOR_METHOD_NAMES
+                    and self.context.kind(func.value).may_be_tensor) or self.context.resolve_call(func):
+                return None
+        elif not resolved.startswith("torch."):
             return None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "generator" and not (
