@@ -483,10 +483,10 @@ class Program:
             # ``self.loss = self.mat_loss if mat else self.pair_loss``: a bound method of the same object,
             # found as ``self.mat_loss(...)`` would be (with the subclasses' overrides).
             bound = [source[len(dispatch.REF):] for _, source in held if source.startswith(dispatch.REF + "self.")]
-            found = [target for written in bound if written.count(".") == 1
-                     for target in self._targets(module, function, written) + self._overrides(module, function, written)]
+            methods = [target for written in bound if written.count(".") == 1
+                       for target in self._targets(module, function, written) + self._overrides(module, function, written)]
             held = [(where, source) for where, source in held if not source.startswith(dispatch.REF + "self.")]
-            return list(dict.fromkeys(found + [t for where, source in held for t in self._run(where, source, 0)]))
+            return list(dict.fromkeys(methods + [t for where, source in held for t in self._run(where, source, 0)]))
         elif len(parts) == 1 and callee in function.local_sources:
             held = [(module, source) for source in function.local_sources[callee]]
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
