@@ -43,6 +43,11 @@ class StaticResult:
     declared: tuple[str, ...] = ()  # the ``compiled`` entry points passed
     # Per file, the line spans of its functions and whether each is in a compiled region.
     spans: dict[str, list[tuple[int, int, bool]]] = field(default_factory=dict)
+    # For the reach diagnostic (``gt_reach.py``): the spans with each function's qualified name, the
+    # functions in a region, and the calls each of those writes.
+    named_spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    compiled: set[str] = field(default_factory=set)
+    calls: dict[str, list[str]] = field(default_factory=dict)
 
     def in_region(self, path: str, line: int) -> bool:
         """Whether the innermost function holding ``path:line`` is compiled (in a region)."""
@@ -85,6 +90,10 @@ def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
             path = Path(module.path).resolve().relative_to(folder.resolve()).as_posix()
             compiled = result.program.region_of(qualified) is not None
             out.spans.setdefault(path, []).append((function.start_line, function.end_line, compiled))
+            out.named_spans.setdefault(path, []).append((function.start_line, function.end_line, qualified))
+            if compiled:
+                out.compiled.add(qualified)
+                out.calls[qualified] = [record[1] for record in function.calls]
     for finding in result.findings:
         path = Path(finding.filename).resolve().relative_to(folder.resolve()).as_posix()
         static = StaticFinding(finding.code, path, finding.start.line, finding.end.line, finding.message,
