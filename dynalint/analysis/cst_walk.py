@@ -88,3 +88,8 @@ def names_read(node: cst.CSTNode) -> Iterator[str]:
             pending.append(current.value)
         else:
             pending.extend(children(current))
+
+
+def is_super_call(node: cst.BaseExpression) -> bool:
+    """``super()``, the receiver of ``super().forward(x)``: the call that names the next class of the MRO."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"

@@ -248,14 +248,14 @@ class Program:
         call = self.method(class_qualified, "__call__")
         forward = self.method(class_qualified, "forward") if self.is_module_class(class_qualified) else None
         called = [f for f in (call, forward) if f]
-        return called + [f for name in self._framework_calls(class_qualified)
-                         if (f := self.method(class_qualified, name)) and f not in called]
+        return called + [f for f in self._framework_methods(class_qualified) if f not in called]
 
-    def _framework_calls(self, class_qualified: str) -> list[str]:
-        """The methods that a base outside the tree calls when an instance is called
+    def _framework_methods(self, class_qualified: str) -> list[str]:
+        """The methods of the class that a base outside the tree calls when an instance is called
         (``FRAMEWORK_INSTANCE_CALLS``: ``torchmetrics.Metric``'s ``forward`` runs ``update`` and ``compute``)."""
-        return [name for current in self.mro(class_qualified) for base in self.classes[current].definition.bases
-                for name in FRAMEWORK_INSTANCE_CALLS.get(self.canonical(base) or "", ())]
+        names = [name for current in self.mro(class_qualified) for base in self.classes[current].definition.bases
+                 for name in FRAMEWORK_INSTANCE_CALLS.get(self.canonical(base) or "", ())]
+        return [f for name in names if (f := self.method(class_qualified, name))]
 
     def attribute_classes(self, class_qualified: str, attr: str) -> list[str]:
         """Classes held by ``self.attr``: one for ``Block()``, each item for a ``ModuleList``/``Sequential``."""
@@ -465,8 +465,8 @@ class Program:
         for current in self.mro(class_qualified):
             module, cls = self.classes[current]
             if cls.metaclass:
-                meta = self.resolve_name(module, cls.metaclass) if "." not in cls.metaclass else self.canonical(cls.metaclass)
-                return self.method(meta, "__call__") if meta in self.classes else None
+                meta = self.resolve_class(module, cls.metaclass)
+                return self.method(meta, "__call__") if meta else None
         return None
 
     # -- dynamic dispatch -----------------------------------------------------------------------
@@ -800,8 +800,7 @@ class Program:
         if site.target_kind == "class":
             cls = self.instance_class(summary, site.target)
             forward = self.forward(cls)
-            framework = [f for name in self._framework_calls(cls) if (f := self.method(cls, name))] if cls else []
-            return ([forward] if forward else []) + framework
+            return ([forward] if forward else []) + (self._framework_methods(cls) if cls else [])
         if site.target_kind == "method":
             written, _, name = site.target.partition(":")
             cls = self.instance_class(summary, written)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import is_super_call
 from dynalint.analysis.torch_facts import AUTOGRAD_CALLS, BACKWARD_METHODS
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
@@ -35,7 +36,7 @@ class AutogradCall(Rule):
         receiver = func.value
         if isinstance(receiver, cst.Name) and receiver.value not in self.context.values.env:
             return  # a global: ``MyFunction.backward(ctx, grad)`` on an ``autograd.Function``, not a tensor
-        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+        if is_super_call(receiver):
             return
         kind = self.context.kind(receiver)
         if kind in (Kind.CONST, Kind.META, Kind.DATA):

@@ -56,7 +56,7 @@ class ComprehensionResume(Rule):
             return  # nested loops over an iterator were measured not to raise GB4347
         func = loop.iter.func
         if isinstance(func, cst.Attribute) and func.attr.value in DICT_VIEWS and not loop.iter.args:
-            self._comprehensions.append((node, f"{dotted_name(func) or func.attr.value}"))
+            self._comprehensions.append((node, dotted_name(func) or func.attr.value))
             return
         iterator = self.context.resolve(func)
         if iterator in ITERATOR_BUILTINS and isinstance(node, cst.ListComp):

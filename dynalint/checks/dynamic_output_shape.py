@@ -274,9 +274,7 @@ class DynamicOutputShape(Rule):
         if not kind.is_tensor_like:
             return self._mask_of_unknown_values(node)
         if isinstance(node, cst.Comparison):
-            # ``a < x < b`` is ``(a < x) and (x < b)``: a ``bool()`` of a tensor, not a mask.
-            ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
-            return kind.confidence if ok else None
+            return kind.confidence if _elementwise(node) else None
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
         return None
@@ -287,12 +285,11 @@ class DynamicOutputShape(Rule):
         index, or given a ``.bool()`` method, is a tensor (or an array, which Dynamo traces as one); never
         a comparison of constants, shapes or sizes."""
         if isinstance(node, cst.Comparison):
-            ok = len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)
-            sides = (node.left, node.comparisons[0].comparator)
-            unknown = any(self.context.kind(side) in (Kind.UNKNOWN, Kind.INPUT) and not isinstance(side, cst.Call)
-                          for side in sides)
-            return Confidence.LIKELY if ok and unknown and not any(
-                self.context.kind(side) is Kind.META for side in sides) else None
+            if not _elementwise(node):
+                return None
+            sides = [(side, self.context.kind(side)) for side in (node.left, node.comparisons[0].comparator)]
+            unknown = any(kind in (Kind.UNKNOWN, Kind.INPUT) and not isinstance(side, cst.Call) for side, kind in sides)
+            return Confidence.LIKELY if unknown and all(kind is not Kind.META for _, kind in sides) else None
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "bool":
             return Confidence.LIKELY if self.context.kind(node.func.value) in (Kind.UNKNOWN, Kind.INPUT) else None
         return None
@@ -398,3 +395,8 @@ def _elementwise_of(mask: cst.BaseExpression, value: str, shown: Callable[[cst.C
             return shown(mask.func.value) == value
         return len(mask.args) == 1 and shown(mask.args[0].value) == value  # ``torch.isnan(x)``
     return False
+
+
+def _elementwise(node: cst.Comparison) -> bool:
+    """One comparison operator: ``a < x < b`` is ``(a < x) and (x < b)``, a ``bool()`` of a tensor, not a mask."""
+    return len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, COMPARISONS)

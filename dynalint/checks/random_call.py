@@ -124,6 +124,7 @@ class RandomCall(Rule):
                 return arg.value
         return None
 
+
 def _has_size(node: cst.Call, position: int) -> bool:
     """Whether the call passes a ``size`` (positionally, or as a keyword other than ``None``)."""
     if any(a.star for a in node.args):

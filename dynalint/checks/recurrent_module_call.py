@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import is_super_call
 from dynalint.analysis.instances import constructed_by, constructed_in_subclasses, enclosing_class, lineage
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import RECURRENT_LAYERS
@@ -51,7 +52,7 @@ class RecurrentModuleCall(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             func = func.value
-            if _is_super(func) and not self._reported[-1] and self.context.region is not None:
+            if is_super_call(func) and not self._reported[-1] and self.context.region is not None:
                 cls = enclosing_class(self.context)
                 layer = self._recurrent_layer(cls) if cls else None
                 if layer is not None:
@@ -91,8 +92,3 @@ class RecurrentModuleCall(Rule):
             if qualified and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in RECURRENT_LAYERS:
                 return qualified.rsplit(".", 1)[-1]
         return None
-
-
-def _is_super(node: cst.BaseExpression) -> bool:
-    """``super()``: the call that names the next class of the MRO."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
