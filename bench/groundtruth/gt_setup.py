@@ -56,7 +56,7 @@ LIBRARIES: dict[str, str] = {
     "torchao": "0.10.0",  # torchtune imports torchao.dtypes.nf4tensor, which later releases removed
     "open-clip-torch": "3.3.0",
     "pytorch-forecasting": "1.8.0",
-    "neuralforecast": "3.3.0",  # the third sealed half, from here to denoising-diffusion-pytorch
+    "neuralforecast": "3.3.0",  # the third sealed half (spent), from here to denoising-diffusion-pytorch
     "pykeen": "1.11.1",
     "piq": "0.8.0",
     "normflows": "1.7.3",
@@ -64,6 +64,16 @@ LIBRARIES: dict[str, str] = {
     "auraloss": "0.4.0",
     "pytorch-tabnet": "4.1.0",
     "denoising-diffusion-pytorch": "2.3.4",
+    "sbi": "0.27.0",  # the fourth sealed half, from here to segmentation-models-pytorch
+    "botorch": "0.18.1",
+    "geoopt": "0.5.1",
+    "torchdyn": "1.0.6",
+    "torchode": "1.0.1",
+    "flow-matching": "1.0.10",
+    "deepxde": "1.15.0",
+    "torchquad": "0.6.0",
+    "torchkge": "0.17.7",
+    "segmentation-models-pytorch": "0.6.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
