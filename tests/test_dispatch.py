@@ -730,6 +730,40 @@ def test_a_lightning_module_is_a_module_whose_forward_is_compiled() -> None:
     assert found["lightning"].confidence is Confidence.LIKELY  # no compile site: as any module's forward
 
 
+def test_a_class_deriving_from_a_subscripted_generic_module_is_a_module() -> None:
+    # pykeen: ``class TransEInteraction(NormBasedInteraction[FloatTensor, FloatTensor, FloatTensor])``.
+    found = reached("""
+    from typing import Generic, TypeVar
+
+    import torch
+    from torch import nn
+
+    H = TypeVar("H")
+
+
+    class Interaction(nn.Module, Generic[H]):
+        def forward(self, h):
+            raise NotImplementedError
+
+
+    class NormBased(Interaction[H]):
+        pass
+
+
+    class TransE(NormBased[torch.Tensor]):
+        def forward(self, h):
+            print("generic base")
+            return h
+
+
+    class Box(Generic[H]):
+        def forward(self, h):
+            print("not a module")
+            return h
+    """)
+    assert set(found) == {"generic base"}
+
+
 def test_a_compiled_torchmetrics_metric_runs_its_update_and_compute() -> None:
     found = reached("""
     import torch
@@ -786,6 +820,43 @@ def test_an_attribute_given_a_bound_method_of_the_same_object_runs_that_method_a
     assert set(found) == {"matrix", "pair", "override"}
     assert found["matrix"].region is not None
     assert found["matrix"].region.describe().endswith("forward -> self.loss_method (PairLoss.matrix_loss)")
+
+
+def test_a_local_given_a_bound_method_of_the_same_object_runs_that_method() -> None:
+    # denoising-diffusion-pytorch's ``sample``. Measured on torch 2.13 (CPU): compiled with ``ddim=False`` the
+    # print of ``p_sample_loop`` breaks (GB0059), with ``ddim=True`` that of ``ddim_sample``.
+    found = reached("""
+    import torch
+    from torch import nn
+
+
+    class Diffusion(nn.Module):
+        def __init__(self, ddim):
+            super().__init__()
+            self.ddim = ddim
+
+        def p_sample_loop(self, x):
+            print("loop")
+            return x
+
+        def ddim_sample(self, x):
+            print("ddim")
+            return x
+
+        def unused(self, x):
+            print("unused")
+            return x
+
+        def sample(self, x):
+            sample_fn = self.p_sample_loop if not self.ddim else self.ddim_sample
+            return sample_fn(x)
+
+
+    diffusion = Diffusion(False)
+    fast = torch.compile(diffusion.sample)
+    """)
+    assert set(found) == {"loop", "ddim"}
+    assert all(f.confidence is Confidence.LIKELY for f in found.values())
 
 
 def test_calling_a_class_built_by_a_metaclass_of_the_tree_runs_the_metaclass_call() -> None:

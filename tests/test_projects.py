@@ -115,6 +115,27 @@ def test_base_class_imported_by_its_package_path_through_a_re_export(tmp_path: P
 
 
 
+def test_modules_of_a_namespace_package_are_found_by_the_name_their_importers_write(tmp_path: Path) -> None:
+    # PEP 420: ``tabular/`` has no ``__init__.py`` (pytorch_tabnet ships so). Its modules import each other
+    # as ``tabular.sparse`` and ``from tabular import losses``; a regular package below a namespace folder,
+    # ``tabular/heads/``, is imported as ``tabular.heads.dense``. Each helper is reached from the compiled
+    # forward, and only the helper never called stays unreported.
+    folder = tmp_path / "tabular"
+    (folder / "heads").mkdir(parents=True)
+    (folder / "heads" / "__init__.py").write_text("")
+    (folder / "heads" / "dense.py").write_text("def head(x):\n    return x.item()\n")
+    (folder / "sparse.py").write_text("def sparsemax(x):\n    return x.tolist()\n\n\ndef unused(x):\n    return x.item()\n")
+    (folder / "losses.py").write_text("def loss(x):\n    print(x)\n    return x\n")
+    (folder / "network.py").write_text(
+        "import torch\n\nfrom tabular import losses\nfrom tabular.heads.dense import head\n"
+        "from tabular.sparse import sparsemax\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return losses.loss(sparsemax(x)) + head(x)\n"
+    )
+    assert found(tmp_path) == {
+        ("tabular/heads/dense.py", 2, "DYN101"), ("tabular/sparse.py", 2, "DYN101"), ("tabular/losses.py", 2, "DYN201"),
+    }
+
+
 def test_without_a_project_marker_the_root_is_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No ``pyproject.toml`` and no ``.git`` above a named file: the working directory is the project, as in
     ruff, so a helper two folders down still learns that ``train.py`` compiles it (by name and from stdin)."""

@@ -157,9 +157,12 @@ def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, 
 
 
 def _worth_keeping(summary: ModuleSummary, source: str) -> bool:
-    """A local's source dispatch can use: a registry item, an instance, or a module-level callable."""
+    """A local's source dispatch can use: a registry item, an instance, a module-level callable, or a
+    method or attribute of the same object (``sample_fn = self.p_sample_loop if ... else self.ddim_sample``)."""
     if source.startswith(REF):
-        return summary.imports.resolve(source[len(REF):].split(".")[0]) is not None
+        written = source[len(REF):]
+        return written.count(".") == 1 and written.startswith("self.") or summary.imports.resolve(
+            written.split(".")[0]) is not None
     return not source.startswith(ARGUMENT)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import NamedTuple
 
 from dynalint.analysis import dispatch, type_hints
@@ -111,15 +112,18 @@ class Program:
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
+    _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
     _wrappers_memo: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _nested_memo: dict[str, list[str]] | None = field(default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
-        """Follow re-exports: ``pkg.Model`` -> ``pkg.model.Model`` when ``pkg/__init__`` imports it."""
+        """Follow re-exports: ``pkg.Model`` -> ``pkg.model.Model`` when ``pkg/__init__`` imports it; and
+        namespace packages: ``ns.tools.helper`` -> ``tools.helper``, see ``_namespace_free``."""
         for _ in range(_MAX_ALIAS_HOPS):
             if qualified is None or qualified in self.functions or qualified in self.classes:
                 return qualified
+            qualified = self._namespace_free(qualified)
             parts = qualified.split(".")
             for cut in range(len(parts) - 1, 0, -1):
                 module = self.modules.get(".".join(parts[:cut]))
@@ -132,6 +136,32 @@ class Program:
             else:
                 return qualified
         return qualified
+
+    def _namespace_free(self, qualified: str) -> str:
+        """``qualified`` without the name of a namespace package (a folder without ``__init__.py``, PEP 420)
+        that holds modules of the tree: those modules are named from below that folder (``files.module_name``),
+        while the code importing them writes the folder's name too (``from pytorch_tabnet import sparsemax``)."""
+        head, _, rest = qualified.partition(".")
+        if rest and (head, rest.partition(".")[0]) in self._namespaces():
+            return rest
+        return qualified
+
+    def _namespaces(self) -> frozenset[tuple[str, str]]:
+        """``(folder, top-level name)`` for the folder holding each outermost module or package of the tree."""
+        if self._namespaces_memo is None:
+            held = set()
+            for name, summary in self.modules.items():
+                if not name:
+                    continue
+                top = name.partition(".")[0]
+                # ``a/b.py`` is ``a.b`` (the folder above ``a`` holds it); ``a/__init__.py`` is ``a``.
+                path = Path(summary.path).absolute()  # a display path may be relative; no file is read
+                depth = name.count(".") + (path.name == "__init__.py")
+                parents = path.parents
+                if depth < len(parents) and parents[depth].name:
+                    held.add((parents[depth].name, top))
+            self._namespaces_memo = frozenset(held)
+        return self._namespaces_memo
 
     def resolve_name(self, module: ModuleSummary, written: str) -> str | None:
         """Qualified, re-export-free name of ``written`` as seen from ``module``."""
@@ -387,7 +417,8 @@ class Program:
         if resolved is None or head in function.local_types or head in function.local_sources:
             return False
         if self._packages_memo is None:
-            self._packages_memo = frozenset(name.partition(".")[0] for name in self.modules)
+            self._packages_memo = frozenset(name.partition(".")[0] for name in self.modules) | frozenset(
+                folder for folder, _ in self._namespaces())
         return resolved.partition(".")[0] not in self._packages_memo and all(head != name for name, _ in function.params)
 
     def is_disabled_alias(self, module: ModuleSummary, written: str) -> bool:
@@ -479,16 +510,10 @@ class Program:
         if callee.endswith(dispatch.REGISTRY_CALL):
             held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
-            held = self.attribute_sources(module.qualify(function.class_name), parts[1])
-            # ``self.loss = self.mat_loss if mat else self.pair_loss``: a bound method of the same object,
-            # found as ``self.mat_loss(...)`` would be (with the subclasses' overrides).
-            bound = [source[len(dispatch.REF):] for _, source in held if source.startswith(dispatch.REF + "self.")]
-            methods = [target for written in bound if written.count(".") == 1
-                       for target in self._targets(module, function, written) + self._overrides(module, function, written)]
-            held = [(where, source) for where, source in held if not source.startswith(dispatch.REF + "self.")]
-            return list(dict.fromkeys(methods + [t for where, source in held for t in self._run(where, source, 0)]))
+            return self._held_or_bound(module, function,
+                                       self.attribute_sources(module.qualify(function.class_name), parts[1]))
         elif len(parts) == 1 and callee in function.local_sources:
-            held = [(module, source) for source in function.local_sources[callee]]
+            return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
             # ``reduce_fn(...)`` with ``reduce_fn`` a parameter: its default, and what callers pass for it.
             held = [(module, source) for source in dispatch.parameter_sources(function, callee)]
@@ -499,6 +524,17 @@ class Program:
             return list(dict.fromkeys(m for cls in classes if (m := self.method(cls, parts[1]))))
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _held_or_bound(self, module: ModuleSummary, function: FunctionSummary,
+                       held: list[tuple[ModuleSummary, str]]) -> list[str]:
+        """What calling a value given ``held`` runs. A bound method of the same object (``self.loss =
+        self.mat_loss if mat else self.pair_loss``, ``sample_fn = self.p_sample_loop if ... else
+        self.ddim_sample``) is found as ``self.mat_loss(...)`` would be, with the subclasses' overrides."""
+        bound = [source[len(dispatch.REF):] for _, source in held if source.startswith(dispatch.REF + "self.")]
+        methods = [target for written in bound if written.count(".") == 1
+                   for target in self._targets(module, function, written) + self._overrides(module, function, written)]
+        held = [(where, source) for where, source in held if not source.startswith(dispatch.REF + "self.")]
+        return list(dict.fromkeys(methods + [t for where, source in held for t in self._run(where, source, 0)]))
 
     def _by_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
         """``value.method(...)`` on a value whose class the tree does not tell (a parameter, a result, an

@@ -254,7 +254,9 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         qualname = self._qualname(node.name)
-        bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in node.bases]
+        # A generic base is the class it subscripts: ``NormBased[Tensor]`` derives from ``NormBased``.
+        written = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
+        bases = [self.imports.resolve(dotted_name(b)) or dotted_name(b) or "" for b in written]
         self.summary.classes[qualname] = ClassSummary(qualname, node.lineno, bases)
         self.summary.classes[qualname].decorators = dispatch.decorators(node)
         metaclass = next((dotted_name(k.value) for k in node.keywords if k.arg == "metaclass"), None)
