@@ -59,7 +59,7 @@ def test_the_breaks_the_issue_names_are_on_the_work_list_or_predicted() -> None:
     # id -> (the shape, the rule that flags that very shape once there is one)
     named = {
         "GB0123": ("Tensor.backward()", "DYN501"), "GB9186": ("torch.autograd.grad", "DYN501"),
-        "GB0206": ("setting requires_grad", "DYN502"), "GB0125": ("requires_grad_() on an input", None),
+        "GB0206": ("setting requires_grad", "DYN502"), "GB0125": ("requires_grad_() on an input", "DYN502"),
         "GB0142": ("untraceable context managers", "DYN211"), "GB0014": ("nn.RNN / LSTM / GRU", "DYN505"),
         "GB8977": ("class statement", "DYN504"), "GB0264": ("nn.Module construction", "DYN503"),
         "GB4347": ("tp_iternext", "DYN111"), "GB0811": ("tp_iter", None), "GB0033": ("data-dependent factory ops", "DYN109"),

@@ -233,6 +233,7 @@ AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 # Tensor attributes whose assignment Dynamo refuses: ``t.requires_grad = ...`` always (GB0206);
 # ``t.data = ...`` on a tensor made inside the region (GB0056), or with a new dtype (GB0220).
 REQUIRES_GRAD_ATTRIBUTE = "requires_grad"
+REQUIRES_GRAD_METHOD = "requires_grad_"
 DATA_ATTRIBUTE = "data"
 # Casts to a dtype other than the default float32: ``t.data = t.data.half()`` changes the dtype.
 DTYPE_CAST_METHODS = frozenset({"half", "bfloat16", "double", "long", "int", "short", "char", "byte", "bool",

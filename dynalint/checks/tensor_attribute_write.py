@@ -7,6 +7,12 @@ input or a parameter only when ``v`` has another dtype (GB0220); ``t.data = v`` 
 an input or parameter is traced. So ``data`` writes are reported on names this rule saw bound to a
 tensor-producing expression in the same function, and on any tensor when the value is a cast to a
 non-default dtype (``.half()``, ``.to(torch.float16)``, ``likely``: the source rarely shows the old dtype).
+
+The method form, ``t.requires_grad_()`` / ``t.requires_grad_(True)``, measured too: on an input that does
+not require grad it breaks in any grad mode (GB0125); on a tensor made in the function (``x.detach()``,
+``x.clone()``, a loss) it breaks with grad enabled (GB8985), and under ``no_grad`` only when that tensor
+is returned. It does not break on an input that already requires grad, and ``requires_grad_(False)`` on
+an intermediate does not break: so the call is reported ``likely``, and only with no argument or ``True``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dynalint.analysis.torch_facts import (
     DTYPE_CAST_METHODS,
     NON_DEFAULT_DTYPES,
     REQUIRES_GRAD_ATTRIBUTE,
+    REQUIRES_GRAD_METHOD,
 )
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
@@ -37,9 +44,10 @@ _MAKES_TENSOR = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscrip
 class TensorAttributeWrite(Rule):
     code = "DYN502"
     name = "tensor-attribute-write"
-    message = "Assigning `{target}` in compiled code breaks the graph{why}"
-    help = "Use `detach()` instead of `requires_grad = False`, and in-place ops under `torch.no_grad()` (`copy_`) instead of `.data =`"
-    gb_ids = ("GB0206", "GB0056", "GB0220")
+    message = "{action} `{target}` in compiled code breaks the graph{why}"
+    help = ("Use `detach()` instead of `requires_grad = False`, in-place ops under `torch.no_grad()` (`copy_`) "
+            "instead of `.data =`, and call `requires_grad_()` on the inputs before the compiled function")
+    gb_ids = ("GB0206", "GB0056", "GB0220", "GB0125", "GB8985")
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -61,6 +69,17 @@ class TensorAttributeWrite(Rule):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Attribute) and node.value is not None:
             self._check(node.target, node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == REQUIRES_GRAD_METHOD) or not _turns_grad_on(node):
+            return
+        receiver = func.value
+        kind = self.context.kind(receiver)
+        if kind in NOT_TENSORS or is_nn_module(self.context, receiver):
+            return  # ``module.requires_grad_()`` freezes or unfreezes parameters: a module's method
+        self.report(node, confidence=Confidence.LIKELY, action="Calling", target=f"{_text(receiver)}.{REQUIRES_GRAD_METHOD}()",
+                    why=" (unless the tensor already requires grad, or is made in the function under `no_grad` and not returned)")
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         for target in original_node.targets:
@@ -85,14 +104,14 @@ class TensorAttributeWrite(Rule):
             kind = self.context.kind(receiver)
             if kind in NOT_TENSORS or is_nn_module(self.context, receiver):
                 return  # a module's or an object's own attribute
-            self.report(target, confidence=kind.confidence, target=_text(target), why="")
+            self.report(target, confidence=kind.confidence, action="Assigning", target=_text(target), why="")
         elif attr == DATA_ATTRIBUTE:
             made = self._made[-1].get(receiver.value) if self._made and isinstance(receiver, cst.Name) else None
             if made is not None:
-                self.report(target, confidence=made.confidence, target=_text(target),
+                self.report(target, confidence=made.confidence, action="Assigning", target=_text(target),
                             why=" (the tensor was made inside the compiled function)")
             elif self._casts_dtype(value) and self.context.kind(receiver) not in NOT_TENSORS:
-                self.report(target, confidence=Confidence.LIKELY, target=_text(target),
+                self.report(target, confidence=Confidence.LIKELY, action="Assigning", target=_text(target),
                             why=" when the new value has another dtype")
 
     def _casts_dtype(self, value: cst.BaseExpression) -> bool:
@@ -107,5 +126,14 @@ class TensorAttributeWrite(Rule):
         return False
 
 
-def _text(target: cst.Attribute) -> str:
+def _turns_grad_on(call: cst.Call) -> bool:
+    """``requires_grad_()``, ``requires_grad_(True)``, ``requires_grad_(requires_grad=True)``: not ``False``,
+    nor a value the source does not show."""
+    if not call.args:
+        return True
+    value = call.args[0].value
+    return len(call.args) == 1 and isinstance(value, cst.Name) and value.value == "True"
+
+
+def _text(target: cst.BaseExpression) -> str:
     return cst.Module([]).code_for_node(target)
