@@ -75,8 +75,7 @@ class TensorAttributeWrite(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == REQUIRES_GRAD_METHOD) or not _turns_grad_on(node):
             return
         receiver = func.value
-        kind = self.context.kind(receiver)
-        if kind in NOT_TENSORS or is_nn_module(self.context, receiver):
+        if not self._may_be_tensor(receiver):
             return  # ``module.requires_grad_()`` freezes or unfreezes parameters: a module's method
         self.report(node, confidence=Confidence.LIKELY, action="Calling", target=f"{_text(receiver)}.{REQUIRES_GRAD_METHOD}()",
                     why=" (unless the tensor already requires grad, or is made in the function under `no_grad` and not returned)")
@@ -101,10 +100,9 @@ class TensorAttributeWrite(Rule):
     def _check(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
         attr, receiver = target.attr.value, target.value
         if attr == REQUIRES_GRAD_ATTRIBUTE:
-            kind = self.context.kind(receiver)
-            if kind in NOT_TENSORS or is_nn_module(self.context, receiver):
+            if not self._may_be_tensor(receiver):
                 return  # a module's or an object's own attribute
-            self.report(target, confidence=kind.confidence, action="Assigning", target=_text(target), why="")
+            self.report(target, confidence=self.context.kind(receiver).confidence, action="Assigning", target=_text(target), why="")
         elif attr == DATA_ATTRIBUTE:
             made = self._made[-1].get(receiver.value) if self._made and isinstance(receiver, cst.Name) else None
             if made is not None:
@@ -113,6 +111,10 @@ class TensorAttributeWrite(Rule):
             elif self._casts_dtype(value) and self.context.kind(receiver) not in NOT_TENSORS:
                 self.report(target, confidence=Confidence.LIKELY, action="Assigning", target=_text(target),
                             why=" when the new value has another dtype")
+
+    def _may_be_tensor(self, receiver: cst.BaseExpression) -> bool:
+        """Not a value known to be no tensor, nor an ``nn.Module`` (whose attributes and methods are its own)."""
+        return self.context.kind(receiver) not in NOT_TENSORS and not is_nn_module(self.context, receiver)
 
     def _casts_dtype(self, value: cst.BaseExpression) -> bool:
         """``v.half()``, ``v.to(torch.float16)``, ``v.to(dtype=torch.bfloat16)``: a cast to a non-default dtype."""
