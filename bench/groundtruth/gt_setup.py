@@ -64,7 +64,7 @@ LIBRARIES: dict[str, str] = {
     "auraloss": "0.4.0",
     "pytorch-tabnet": "4.1.0",
     "denoising-diffusion-pytorch": "2.3.4",
-    "sbi": "0.27.0",  # the fourth sealed half, from here to segmentation-models-pytorch
+    "sbi": "0.27.0",  # the fourth sealed half (spent), from here to segmentation-models-pytorch
     "botorch": "0.18.1",
     "geoopt": "0.5.1",
     "torchdyn": "1.0.6",
@@ -74,6 +74,16 @@ LIBRARIES: dict[str, str] = {
     "torchquad": "0.6.0",
     "torchkge": "0.17.7",
     "segmentation-models-pytorch": "0.6.0",
+    "stable-baselines3": "2.9.2",  # the fifth sealed half, from here to torch-optimizer
+    "ultralytics": "8.4.190",
+    "demucs": "4.1.0",
+    "performer-pytorch": "1.1.4",
+    "perceiver-pytorch": "0.11.0",
+    "local-attention": "1.11.2",
+    "rotary-embedding-torch": "0.9.1",
+    "torchani": "2.9.0",
+    "rtdl-revisiting-models": "0.0.2",
+    "torch-optimizer": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
