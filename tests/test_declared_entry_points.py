@@ -62,6 +62,15 @@ class Scorer:
     def __call__(self, x):
         print(x)  # what calling an instance runs
         return x
+
+
+class Trainer:
+    def setup(self):
+        def loss_step(x):
+            print(x)  # a closure the trainer keeps: compiled only when declared
+            return x.sum()
+
+        self.loss_step = loss_step
 """,
 }
 
@@ -77,6 +86,7 @@ PRINTS = {
     "_step": _print_line("graphs/subgraph.py", "called by k_hop"),
     "recon_loss": _print_line("graphs/models.py", "a method, not forward"),
     "__call__": _print_line("graphs/models.py", "calling an instance"),
+    "loss_step": _print_line("graphs/models.py", "a closure the trainer keeps"),
 }
 
 
@@ -112,6 +122,12 @@ def test_declared_class_runs_what_calling_an_instance_runs(tree: Path) -> None:
     assert set(flagged(tree, "graphs.models.Scorer")) == {PRINTS["__call__"]}
 
 
+def test_a_nested_function_is_declared_by_its_qualname(tree: Path) -> None:
+    # ``Trainer.setup.<locals>.loss_step`` is what ``loss_step.__qualname__`` says: a user copies it from there.
+    assert set(flagged(tree, "graphs.models:Trainer.setup.<locals>.loss_step")) == {PRINTS["loss_step"]}
+    assert flagged(tree, "graphs.models:Trainer.setup.<locals>.missing") == {}
+
+
 def test_a_name_not_in_the_tree_declares_nothing(tree: Path) -> None:
     assert flagged(tree, "graphs.missing", "elsewhere:Model.forward") == {}
 
@@ -136,7 +152,9 @@ def test_the_cached_findings_follow_the_declaration(tree: Path, monkeypatch: pyt
     assert runs[1] == set()
 
 
-@pytest.mark.parametrize("value", ['"graphs.k_hop"', '["graphs.k_hop:"]', '["graphs..k_hop"]', '["a:b:c"]', '[""]'])
+@pytest.mark.parametrize("value", ['"graphs.k_hop"', '["graphs.k_hop:"]', '["graphs..k_hop"]', '["a:b:c"]', '[""]',
+                                   '["graphs.<locals>.k_hop"]', '["graphs:f.<locals>"]',
+                                   '["graphs:f.<lambda>"]'])
 def test_a_malformed_entry_is_a_config_error_naming_the_key(value: str, tmp_path: Path) -> None:
     import tomllib
 
@@ -146,5 +164,5 @@ def test_a_malformed_entry_is_a_config_error_naming_the_key(value: str, tmp_path
 
 
 def test_valid_entries_are_kept_in_order(tmp_path: Path) -> None:
-    entries = ["pkg.mod.function", "pkg.mod:Class.method", "pkg.Model"]
+    entries = ["pkg.mod.function", "pkg.mod:Class.method", "pkg.Model", "pkg.mod:Class.setup.<locals>.step"]
     assert parse({"compiled": entries}, tmp_path / "pyproject.toml").compiled == tuple(entries)

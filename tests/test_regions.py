@@ -212,6 +212,53 @@ def test_nested_function_inherits_the_region() -> None:
     assert flagged_lines(source) == {7}
 
 
+def test_a_sibling_helper_of_a_compiled_closure_is_compiled() -> None:
+    # ``run`` calls ``helper``, a def of the function enclosing both: Python finds it in that scope.
+    source = """
+        import torch
+
+        def make():
+            def helper(y):
+                print(y)
+                return y
+
+            def unused(y):
+                print(y)
+
+            @torch.compile
+            def run(x):
+                return helper(x)
+
+            return run
+    """
+    assert flagged_lines(source) == {6}
+
+
+def test_a_class_body_does_not_enclose_its_methods() -> None:
+    # Inside ``Model.forward``, ``helper`` is the module's function, not the method of the same name.
+    source = """
+        import torch
+        from torch import nn
+
+        def helper(y):
+            print("module")
+            return y
+
+        class Model(nn.Module):
+            def helper(self, y):
+                print("method")
+                return y
+
+            def forward(self, x):
+                def shadowed(helper):
+                    return helper(x)
+                return helper(x) + shadowed(x)
+
+        model = torch.compile(Model())
+    """
+    assert flagged_lines(source) == {6}
+
+
 def test_module_level_code_is_never_a_region() -> None:
     source = """
         import torch

@@ -455,8 +455,8 @@ class Program:
                 return [found] if found else []
             return [f for f in (self.method(c, parts[2]) for c in held) if f]
         if len(parts) == 1:
-            nested = module.qualify(f"{function.qualname}.{callee}")
-            if nested in self.functions:
+            nested = self._closure_function(module, function, callee)
+            if nested is not None:
                 return [nested]
             if callee in function.loop_containers and own_class:
                 held = self.attribute_classes(own_class, function.loop_containers[callee])
@@ -479,6 +479,22 @@ class Program:
                 forward = self.method(applied, "forward")
                 return [forward] if forward else []
         return self._called(self.resolve_name(module, callee))
+
+    def _closure_function(self, module: ModuleSummary, function: FunctionSummary, name: str) -> str | None:
+        """The function ``name`` calls when a ``def`` of that name is nested in the caller or in a function
+        enclosing it (a sibling helper of a closure); not through a class body, which Python's scoping
+        skips, nor when a parameter of the caller shadows it."""
+        if any(name == param for param, _ in function.params):
+            return None
+        scope = function.qualname
+        while scope:
+            nested = module.qualify(f"{scope}.{name}")
+            if nested in self.functions:
+                return nested
+            scope = scope.rpartition(".")[0]
+            if module.qualify(scope) not in self.functions:
+                return None  # a class (or the module): its names are not in a method's scope
+        return None
 
     def _called(self, qualified: str | None) -> list[str]:
         """What calling ``qualified`` runs in the tree: the function, or for a class of the tree its ``__init__``
@@ -818,8 +834,10 @@ class Program:
     def declared_targets(self, declared: str) -> list[str]:
         """What a name of the config's ``compiled`` runs when compiled: a function, a method (inherited
         ones too), or what calling an instance of a class runs. ``pkg.mod:Class.method`` names the
-        module apart; ``pkg.mod.name`` is followed through re-exports. Empty when not in the tree."""
+        module apart; ``pkg.mod.name`` is followed through re-exports; a nested function may be named
+        as its ``__qualname__`` names it (``outer.<locals>.inner``). Empty when not in the tree."""
         module, _, inside = declared.rpartition(":")
+        inside = inside.replace(".<locals>.", ".")
         qualified = self.canonical(f"{module}.{inside}" if module else inside)
         if qualified in self.functions:
             return [qualified]

@@ -38,7 +38,9 @@ FACTORY_MODES = ("eval", "train")  # eval: ``model.eval()`` under ``no_grad``; t
 SELECTOR_KEYS = ("select", "extend-select", "ignore", *FIX_KEYS)
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 _DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
-_ENTRY_POINT = re.compile(rf"{_DOTTED}(?::{_DOTTED})?")
+# After the colon, a ``__qualname__`` as Python writes it: a nested function is ``outer.<locals>.inner``.
+_QUALNAME = r"[A-Za-z_]\w*(?:\.(?:<locals>\.)?[A-Za-z_]\w*)*"
+_ENTRY_POINT = re.compile(rf"{_DOTTED}(?::{_QUALNAME})?")
 
 
 class ConfigError(Exception):
@@ -260,7 +262,7 @@ def _entry_points(table: dict[str, object], where: str) -> tuple[str, ...]:
     if bad:
         raise ConfigError(
             f"{where}: `compiled` entries must name a function, class or method as pkg.mod.name or "
-            f"pkg.mod:Class.method, got {bad[0]!r}"
+            f"pkg.mod:Class.method (a nested function as pkg.mod:outer.<locals>.inner), got {bad[0]!r}"
         )
     return entries
 
