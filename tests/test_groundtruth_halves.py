@@ -67,3 +67,10 @@ def test_the_compile_side_counts_sites_and_data_dependent_ones_per_half() -> Non
     assert "| a | dev | 1 | 2 / 2 | 3 | 2 | 1 |" in table
     assert "| b | sealed | 1 | 1 / 1 | 1 | 1 | 1 |" in table
     assert "| **dev half** | | | | | 2 | 1 |" in table and "| **sealed half** | | | | | 1 | 1 |" in table
+
+
+def test_the_compile_time_sums_the_recorded_run_times() -> None:
+    import gt_report
+
+    results = {"a/m1": {"seconds": 90.0}, "a/m2": {"seconds": 30.0}, "b/m1": {}}  # b/m1: cached before times
+    assert gt_report.compile_time(results).startswith("Compile time: 2 min summed over the 2 of 3 models")

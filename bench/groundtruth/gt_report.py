@@ -88,7 +88,14 @@ def compile_table(results: dict[str, dict[str, Any]], sealed: tuple[str, ...] = 
                 f"| {totals['dependent']} |")
     return rows + ["", "Data-dependent control flow: a break site with a GB id of `gt_score.DATA_DEPENDENT` "
                    "(branching on a tensor, `.item()`/`.tolist()`, dynamic-shape operators, tensor-bounded "
-                   "slices).\n"]
+                   "slices).", "", compile_time(results) + "\n"]
+
+
+def compile_time(results: dict[str, dict[str, Any]]) -> str:
+    """The models' recorded run times (``gt_runner`` writes ``seconds``; results cached before it did have none)."""
+    timed = [r["seconds"] for r in results.values() if isinstance(r.get("seconds"), (int, float))]
+    return (f"Compile time: {sum(timed) / 60:.0f} min summed over the {len(timed)} of {len(results)} models "
+            f"whose result records its run time (one model at a time; `--jobs 2` runs two at once).")
 
 
 def _label(sites: list[Site], gb_id: str) -> str:

@@ -5,7 +5,8 @@ library once and forks a child per model; where a server cannot start or dies, t
 fresh ``gt_worker.py`` process instead, as every model once did.
 
 A model's result is cached as JSON under ``~/.cache/dynalint-bench/groundtruth/torch-<version>/``
-(the library's version is in the file), so re-scoring after a change to dynalint costs no compile.
+(the library's version is in the file), so re-scoring after a change to dynalint costs no compile. Each
+result records ``seconds``, the wall time of its run (a library's first model includes its server's start).
 A hang becomes ``{"timeout": ...}``, a crash ``{"crash": ...}``, and both are cached too (``--fresh``
 runs everything again). No torch is imported here.
 
@@ -19,6 +20,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
@@ -104,6 +106,7 @@ def run_one(model_id: str, timeout: float, servers: Servers | None = None) -> di
     partial = target.with_suffix(".part")
     partial.unlink(missing_ok=True)
     library = model_id.split("/", 1)[0]
+    started = time.perf_counter()
     server = servers.get(library) if servers is not None else None
     outcome = _served(server, model_id, partial, timeout) if server is not None else None
     if outcome is None and servers is not None:
@@ -117,6 +120,7 @@ def run_one(model_id: str, timeout: float, servers: Servers | None = None) -> di
     else:
         result = {"model": model_id, "crash": f"exit {outcome['exit']}: {outcome['stderr'][-600:]}"}
     partial.unlink(missing_ok=True)
+    result["seconds"] = round(time.perf_counter() - started, 1)
     target.write_text(json.dumps(result), encoding="utf-8")
     return result
 
