@@ -58,6 +58,66 @@ def test_a_local_function_with_a_listed_name_is_not_flagged() -> None:
     assert _dyn004_lines("def crc32(data):\n    return 3", "seed = crc32(name)") == []
 
 
+def test_a_module_level_renaming_of_a_listed_call_is_that_call() -> None:
+    # ``checksum = functools.partial(zlib.crc32, ...)`` / ``checksum = crc32``: a call of it is a call of crc32.
+    partial = "import functools\nimport zlib\nchecksum = functools.partial(zlib.crc32, value=0)"
+    assert _dyn004_lines(partial, "seed = checksum(name.encode())") == [9]
+    assert _dyn004_lines("from zlib import crc32\nchecksum = crc32", "seed = checksum(name.encode())") == [8]
+
+
+def test_a_renaming_of_something_not_imported_is_not_a_call_of_it() -> None:
+    local = "def crc32(data):\n    return 3\n\n\nchecksum = crc32"
+    assert _dyn004_lines(local, "seed = checksum(name)") == []
+    assert _dyn004_lines("import zlib\nchecksum = zlib.crc32(b'a')", "seed = checksum + 1") == []  # a value
+
+
+OPTIONAL = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": """\
+import functools
+
+import torch
+
+try:
+    from opt_einsum import contract
+
+    einsum = functools.partial(contract, backend="torch")
+except ImportError:
+    einsum = torch.einsum
+
+crc = functools.partial(__import__("zlib").crc32)  # not a name: no renaming
+""",
+    "pkg/model.py": """\
+import torch
+
+from pkg.ops import einsum
+
+
+class Scorer(torch.nn.Module):
+    def forward(self, h, t):
+        return einsum("...d,...d->...", h, t)
+
+
+scorer = torch.compile(Scorer())
+""",
+}
+
+
+def test_an_optional_accelerator_renamed_in_a_try_is_likely_where_it_is_imported(tmp_path: Path) -> None:
+    # pykeen's pattern: opt_einsum's ``contract`` (measured: GB0007) where installed, else ``torch.einsum``.
+    from dynalint.api import lint_paths
+    from dynalint.model.finding import Confidence
+    from dynalint.project.config import Config
+
+    for name, text in OPTIONAL.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    config = Config(root=tmp_path, select=("DYN004",), cache_dir=tmp_path / ".cache")
+    found = [(Path(f.filename).name, f.start.line, f.confidence) for f in lint_paths([str(tmp_path / "pkg")], config).findings]
+    assert found == [("model.py", 8, Confidence.LIKELY)]
+    assert "opt_einsum.contract" in SKIPPED_LIBRARY_CALLS
+
+
 def test_the_table_leaves_calls_other_rules_report_to_them() -> None:
     owned_elsewhere = {"time.time", "random.random", "copy.deepcopy", "warnings.warn", "logging.info"}
     assert not owned_elsewhere & set(SKIPPED_LIBRARY_CALLS)

@@ -135,6 +135,8 @@ CALLS: dict[str, str] = {
     "networkx.Graph": "networkx.Graph()",
     "networkx.path_graph": "networkx.path_graph(3)",
     "tabulate.tabulate": "tabulate.tabulate([[1, 2]])",
+    # optional accelerators libraries alias in place of a torch function (``einsum = partial(contract, ...)``)
+    "opt_einsum.contract": "opt_einsum.contract('i,i->', x, x, backend='torch')",
     # SciPy: compiled code over NumPy arrays (a DETR matcher's linear_sum_assignment, a graph's components)
     "scipy.optimize.linear_sum_assignment": "scipy.optimize.linear_sum_assignment(np.eye(3))",
     "scipy.sparse.coo_matrix": "scipy.sparse.coo_matrix(np.eye(3))",

@@ -26,6 +26,10 @@ class ImportTable:
     module: str = ""
     aliases: dict[str, str] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
+    # Renamings bound in one branch of a ``try`` / ``if`` whose other branch binds the name otherwise
+    # (``einsum`` = opt_einsum's ``contract`` where installed, else ``torch.einsum``): what runs depends on
+    # the environment.
+    optional: set[str] = field(default_factory=set)
 
     def resolve(self, dotted: str | None) -> str | None:
         """Qualify ``dotted`` (``nn.functional.relu`` -> ``torch.nn.functional.relu``).

@@ -36,6 +36,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "marshal.dumps": ("GB0007", "skipped"),
     "networkx.Graph": ("GB0007", "skipped"),
     "networkx.path_graph": ("GB0007", "skipped"),
+    "opt_einsum.contract": ("GB0007", "inlined"),
     "os.cpu_count": ("GB0007", "skipped"),
     "os.getcwd": ("GB0007", "skipped"),
     "os.getpid": ("GB0007", "skipped"),

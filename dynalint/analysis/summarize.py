@@ -65,9 +65,54 @@ def _collect_imports(tree: ast.Module, module: str, is_package: bool) -> ImportT
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
                     _add_import(table, inner, module, is_package)
+    renamed, optional = _renamed_imports(tree, table)
     # An import shadows nothing defined later in the same file and vice versa; imports win when both.
     table.local_names -= set(table.aliases)
+    for name, target in renamed.items():
+        table.aliases.setdefault(name, target)
+        table.local_names.discard(name)
+    table.optional = optional & set(renamed)
     return table
+
+
+def _renamed_imports(tree: ast.Module, table: ImportTable) -> tuple[dict[str, str], set[str]]:
+    """Module-level names bound to an imported function under another name: ``einsum = torch.einsum``,
+    ``einsum = functools.partial(contract, backend="torch")`` (a call through the partial calls
+    ``contract``). Statements are read in source order, a ``try`` body (and its ``else``) before its handlers and
+    an ``if`` before its ``else``, and the first binding of a name wins: the optional accelerator a library
+    imports in a ``try`` is what runs where it is installed. The second result names those bound more
+    than once (in the other branch too): ``ImportTable.optional``."""
+    renamed: dict[str, str] = {}
+    bound: dict[str, int] = {}  # name -> how many module-level assignments bind it
+    for node in _module_level_assignments(tree.body):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        bound[node.targets[0].id] = bound.get(node.targets[0].id, 0) + 1
+        value = node.value
+        if isinstance(value, ast.Call) and table.resolve(dotted_name(value.func)) in PARTIAL and value.args:
+            value = value.args[0]
+        written = dotted_name(value)
+        if written is None or written.partition(".")[0] not in table.aliases:
+            continue  # not an imported name: a constant, a local function, a call's result
+        renamed.setdefault(node.targets[0].id, table.resolve(written) or written)
+    return renamed, {name for name, count in bound.items() if count > 1}
+
+
+def _module_level_assignments(body: list[ast.stmt]) -> Iterator[ast.Assign]:
+    """The assignments run at module level, in source order: inside ``if`` and ``try`` blocks too, never
+    inside a ``def`` or ``class``."""
+    for statement in body:
+        if isinstance(statement, ast.Assign):
+            yield statement
+        elif isinstance(statement, ast.If):
+            yield from _module_level_assignments(statement.body)
+            yield from _module_level_assignments(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from _module_level_assignments(statement.body)
+            yield from _module_level_assignments(statement.orelse)  # the rest of the path without an error
+            for handler in statement.handlers:
+                yield from _module_level_assignments(handler.body)
+            yield from _module_level_assignments(statement.finalbody)
 
 
 def _add_import(table: ImportTable, node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> None:

@@ -6,7 +6,9 @@ Config hashing (``zlib.crc32``), serialization (``pickle.dumps``, ``json.dumps``
 that torch's trace rules skip, or Python whose inside Dynamo cannot follow. The table is data, measured
 call by call on the installed torch by ``bench/skiplist/derive.py`` and kept in
 ``analysis/skipped_library_calls``; calls that other rules explain (the clock, randomness, copying,
-files) are left to them. Names are resolved through the imports, so ``from zlib import crc32`` counts.
+files) are left to them. Names are resolved through the imports, so ``from zlib import crc32`` counts, and through the tree's
+module-level renamings, so ``einsum`` imported from a module that binds ``einsum = partial(contract, ...)``
+(``opt_einsum``'s) counts as ``contract``.
 A package every measured call of which breaks (SciPy: 14 of 14, its C code over NumPy arrays) is taken
 whole: any call into it is reported, named by the GB id its calls logged most often.
 """
@@ -16,7 +18,9 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
+from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
+from dynalint.model.finding import Confidence
 
 
 class SkippedLibraryCall(Rule):
@@ -32,11 +36,26 @@ class SkippedLibraryCall(Rule):
         resolved = self.context.resolve(node.func)
         if resolved is None:
             return
+        optional = self._through_optional_renaming(node.func, resolved)
+        if resolved not in SKIPPED_LIBRARY_CALLS:  # ``from pkg.utils import einsum``, an alias of another call there
+            resolved = self.context.program.canonical(resolved) or resolved
         package = resolved.split(".", 1)[0]
         whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved else None
         if resolved in SKIPPED_LIBRARY_CALLS:
             gb_id, _ = SKIPPED_LIBRARY_CALLS[resolved]
             self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "",
+                        confidence=Confidence.LIKELY if optional else None,
                         call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
         elif whole is not None:
-            self.report(node, gb_ids=(whole,), pattern=package, call=f"{resolved}()", gb=whole, measured=MEASURED_ON)
+            self.report(node, gb_ids=(whole,), pattern=package, confidence=Confidence.LIKELY if optional else None,
+                        call=f"{resolved}()", gb=whole, measured=MEASURED_ON)
+
+    def _through_optional_renaming(self, func: cst.BaseExpression, resolved: str) -> bool:
+        """Whether the call goes through a renaming that only one branch of a ``try`` / ``if`` makes (here, or
+        in the module it is imported from): where the optional package is missing, the other branch runs."""
+        head = dotted_name(func)
+        if head is not None and head.partition(".")[0] in self.context.summary.imports.optional:
+            return True
+        owner, _, name = resolved.rpartition(".")
+        defining = self.context.program.modules.get(owner)
+        return defining is not None and name in defining.imports.optional
