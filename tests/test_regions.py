@@ -234,6 +234,27 @@ def test_a_sibling_helper_of_a_compiled_closure_is_compiled() -> None:
     assert flagged_lines(source) == {6}
 
 
+def test_what_a_nested_function_calls_is_compiled_when_it_is_passed_on_rather_than_called() -> None:
+    # botorch's ``fatmax``: ``max_fun`` is handed to a helper that calls it, and ``max_fun`` calls ``_pareto``.
+    source = """
+        import torch
+
+        def _pareto(y):
+            print(y)
+            return y
+
+        def apply(fn, x):
+            return fn(x)
+
+        @torch.compile
+        def fatmax(x):
+            def max_fun(y):
+                return _pareto(y)
+            return apply(max_fun, x)
+    """
+    assert flagged_lines(source) == {5}
+
+
 def test_a_class_body_does_not_enclose_its_methods() -> None:
     # Inside ``Model.forward``, ``helper`` is the module's function, not the method of the same name.
     source = """

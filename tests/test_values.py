@@ -605,6 +605,44 @@ def test_an_attribute_a_subclass_builds_as_an_lstm_is_reported_in_the_base_forwa
     assert [(f.start.line, f.confidence) for f in found] == [(12, Confidence.LIKELY)]
 
 
+RECURRENT_IN_BRANCHES = """\
+import torch
+from torch import nn
+
+
+class Forecaster(nn.Module):
+    def __init__(self, recurrent):
+        super().__init__()
+        self.recurrent = recurrent
+        self.encoder = nn.GRU(4, 4, batch_first=True)
+
+    def forward(self, x):
+        if self.recurrent:
+            out, _ = self.encoder(x)
+        else:
+            out, _ = self.encoder(x, None)
+        return self.encoder.hidden_size * out
+
+
+model = torch.compile(Forecaster(False), backend="eager")
+model(torch.ones(1, 3, 4))
+"""
+
+
+def test_each_branch_of_an_if_has_its_own_first_read_of_a_recurrent_layer() -> None:
+    """neuralforecast's ``GRU``: one branch runs, so the frame falls back at the first read on that path."""
+    found = lint_source(RECURRENT_IN_BRANCHES, "forecaster.py", Config(select=("DYN505",)))
+    assert [f.start.line for f in found] == [13, 15]  # not line 16: a branch already read the layer
+
+
+@pytest.mark.torch
+def test_the_first_read_in_the_branch_taken_is_where_dynamo_falls_back() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "branches", "source": RECURRENT_IN_BRANCHES}])["branches"]
+    assert {(b["line"], b["gb_id"]) for b in result["breaks"]} == {(15, "GB0014")}
+
+
 ZERO_D = """
 import torch
 

@@ -946,6 +946,10 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
             else:
                 reached = replace(region, function=name, chain=region.chain + (ChainLink(path, call.line, name, "called"),))
             queue.append((callee.function, reached))
+        # A function defined in its body is compiled code too when it runs (``region_of`` gives it this
+        # region): what it calls is reached as well (``max_fun`` passed to a helper that calls it).
+        queue.extend((nested, region) for nested in program._nested().get(qualified, ())
+                     if nested not in program.regions and program.is_traced(nested))
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:

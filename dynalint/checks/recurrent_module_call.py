@@ -3,7 +3,8 @@
 Page: ``rules/DYN505-recurrent-module-call.md``. Torch 2.13 refuses to wrap these modules (GB0014) and
 the frame runs eagerly. Dynamo wraps the module at its first read, so the break lands there: on
 ``self.lstm.num_layers`` or ``assert self.lstm is not None`` as much as on ``self.lstm(x)`` (measured).
-The finding goes on the first read in each function; later reads are never traced. The module is
+The finding goes on the first read in each function, and in each branch of an ``if`` (one of them runs:
+the first read on the path taken is where the frame falls back); later reads are never traced. The module is
 recognised by what built it, never by its name: ``self.<attr>`` assigned in ``__init__`` (or a
 base's), or a module-level ``NAME = nn.GRU(...)``, both read from the summaries
 (``instances.constructed_by``), including in-tree subclasses of those layers; an attribute that only a
@@ -41,12 +42,43 @@ class RecurrentModuleCall(Rule):
         self._reported: list[bool] = [False]  # per function being walked: its first read is reported
         self._callees: set[int] = set()  # ids of the ``func`` expressions of calls
         self._not_reads: set[int] = set()  # ids of names that read no variable: ``x.<attr>``, ``f(<kw>=...)``
+        # ``if``/``else`` branches: one runs, so each has its own first read. The ``else`` (or ``elif``)
+        # node's id -> whether a read was reported before the ``if``; then -> whether its body reported one.
+        self._before_branch: dict[int, bool] = {}
+        self._after_body: dict[int, bool] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._reported.append(False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._reported.pop()
+
+    def visit_If(self, node: cst.If) -> None:
+        self._start_other_branch(node)  # an ``elif``
+        if node.orelse is not None:
+            self._before_branch[id(node.orelse)] = self._reported[-1]
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._end_other_branch(original_node)
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._start_other_branch(node)
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        self._end_other_branch(original_node)
+
+    def _start_other_branch(self, node: cst.CSTNode) -> None:
+        """Entering an ``else``/``elif``: its reads are first as if the ``if`` body had not run."""
+        before = self._before_branch.pop(id(node), None)
+        if before is not None:
+            self._after_body[id(node)] = self._reported[-1]
+            self._reported[-1] = before
+
+    def _end_other_branch(self, node: cst.CSTNode) -> None:
+        """Leaving it: a read after the ``if`` statement is first only where neither branch reported."""
+        body = self._after_body.pop(id(node), None)
+        if body is not None:
+            self._reported[-1] = self._reported[-1] or body
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
