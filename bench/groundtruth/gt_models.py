@@ -144,6 +144,11 @@ BUILDER_MODULES: dict[str, str] = {
     "torchani": "gt_torchani",
     "rtdl_revisiting_models": "gt_rtdl",
     "torch_optimizer": "gt_torch_optimizer",
+    "reformer_pytorch": "gt_reformer",
+    "routing_transformer": "gt_routing",
+    "linear_attention_transformer": "gt_linear_attention",
+    "torchcfm": "gt_torchcfm",
+    "torchkbnufft": "gt_torchkbnufft",
 }
 
 
