@@ -255,6 +255,55 @@ def test_what_a_nested_function_calls_is_compiled_when_it_is_passed_on_rather_th
     assert flagged_lines(source) == {5}
 
 
+DATACLASS_POST_INIT = """\
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class MoG:
+    logits: torch.Tensor
+
+    def __post_init__(self):
+        if not torch.all(torch.isfinite(self.logits)):
+            raise ValueError("logits")
+
+
+@dataclass
+class Written:
+    logits: torch.Tensor
+
+    def __init__(self, logits):
+        self.logits = logits
+
+    def __post_init__(self):
+        print("never called: the written __init__ does not call it")
+
+
+@torch.compile(backend="eager")
+def f(logits):
+    return MoG(logits).logits + Written(logits).logits
+
+
+f(torch.ones(3))
+"""
+
+
+def test_constructing_a_dataclass_runs_its_post_init() -> None:
+    # The ``__init__`` the decorator writes calls ``__post_init__``; a written one replaces it.
+    found = lint_source(DATACLASS_POST_INIT, "mog.py", Config(select=("DYN102", "DYN201")))
+    assert [(f.code, f.start.line) for f in found] == [("DYN102", 11)]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_in_the_post_init_of_a_dataclass_built_in_compiled_code() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "mog", "source": DATACLASS_POST_INIT}])["mog"]
+    assert {(b["line"], b["gb_id"]) for b in result["breaks"]} == {(11, "GB0170")}
+
+
 def test_a_class_body_does_not_enclose_its_methods() -> None:
     # Inside ``Model.forward``, ``helper`` is the module's function, not the method of the same name.
     source = """

@@ -503,8 +503,19 @@ class Program:
             return [qualified]
         if qualified in self.classes:
             constructor = self.method(qualified, "__init__")
-            return [f for f in (self._metaclass_call(qualified), constructor) if f]
+            return [f for f in (self._metaclass_call(qualified), constructor, self._post_init(qualified)) if f]
         return []
+
+    def _post_init(self, class_qualified: str) -> str | None:
+        """``__post_init__`` of a dataclass whose ``__init__`` the decorator writes: that ``__init__`` calls
+        it, so constructing the class in compiled code traces it (sbi's ``MoG`` checks its tensors there)."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            if module.qualify(f"{cls.qualname}.__init__") in self.functions:
+                return None  # a written ``__init__``: it runs instead, and calls what it calls
+            if any(module.imports.resolve(d) in DATACLASS_DECORATORS for d in cls.decorators):
+                return self.method(class_qualified, "__post_init__")
+        return None
 
     def _metaclass_call(self, class_qualified: str) -> str | None:
         """``Meta.__call__`` where the class (or a base) is built by a metaclass of the tree that defines
@@ -950,6 +961,9 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
         # region): what it calls is reached as well (``max_fun`` passed to a helper that calls it).
         queue.extend((nested, region) for nested in program._nested().get(qualified, ())
                      if nested not in program.regions and program.is_traced(nested))
+
+
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:
