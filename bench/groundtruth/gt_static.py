@@ -56,12 +56,20 @@ class StaticResult:
 
 
 def source_copy(package: str) -> Path:
-    """A copy of the installed ``package`` outside ``site-packages`` (made once per version)."""
+    """A copy of the installed ``package`` outside ``site-packages`` (made once per version). A library
+    that is one module (``rtdl_revisiting_models.py``) is copied alone into a folder of its own, which is
+    returned: its break sites are named relative to the folder it was installed in, as that file's name."""
     spec = util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
+    if spec is None or (not spec.submodule_search_locations and not (spec.origin or "").endswith(".py")):
         raise SystemExit(f"{package} is not installed")
-    installed = Path(list(spec.submodule_search_locations)[0])
     version = metadata.version(distribution(package))
+    if not spec.submodule_search_locations:
+        folder = SOURCES / f"{package}-{version}" / "module"
+        if not (folder / f"{package}.py").is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(str(spec.origin), folder / f"{package}.py")
+        return folder
+    installed = Path(list(spec.submodule_search_locations)[0])
     target = SOURCES / f"{package}-{version}" / package
     if not target.is_dir():
         shutil.copytree(installed, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
@@ -76,7 +84,7 @@ def distribution(package: str) -> str:
 def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
     """Lint the library's source; ``entries`` (``module:qualname``) are what the models compiled."""
     folder = source_copy(package)
-    declared = tuple(sorted({e for e in entries if e.split(".")[0] == package
+    declared = tuple(sorted({e for e in entries if e.partition(":")[0].split(".")[0] == package
                              and "<" not in e.replace(".<locals>.", ".")}))  # no lambda nor comprehension
     try:
         config = parse({"compiled": list(declared)}, Path.cwd() / "pyproject.toml")

@@ -31,9 +31,12 @@ import gt_models  # noqa: E402
 
 
 def _relative(path: str, folders: tuple[str, ...]) -> str | None:
-    """``path`` relative to the library's folder (as imported or resolved), or None when outside it."""
+    """``path`` relative to the library's folder (as imported or resolved), or None when outside it; for a
+    library that is one module, its file's name."""
     for folder in folders:
-        if path == folder or path.startswith(folder + os.sep):
+        if path == folder:
+            return os.path.basename(path)
+        if path.startswith(folder + os.sep):
             return os.path.relpath(path, folder)
     return None
 
@@ -98,8 +101,12 @@ def run(model_id: str) -> dict[str, Any]:
     library = model_id.split("/", 1)[0]
     gt_models.allow_torchvision_import()
     package = importlib.import_module(gt_models.package_of(library))
-    # A namespace package (pytorch_tabnet ships no ``__init__.py``) has no ``__file__``, only its path.
-    folder = os.path.dirname(package.__file__) if package.__file__ else list(package.__path__)[0]
+    # A namespace package (pytorch_tabnet ships no ``__init__.py``) has no ``__file__``, only its path; a
+    # library that is one module (rtdl_revisiting_models) is its file, not the site-packages holding it.
+    if not hasattr(package, "__path__"):
+        folder = str(package.__file__)
+    else:
+        folder = os.path.dirname(package.__file__) if package.__file__ else list(package.__path__)[0]
     out: dict[str, Any] = {"model": model_id, "library": library, "folder": folder,
                            "version": _version(library, package), "torch": torch.__version__}
     try:
