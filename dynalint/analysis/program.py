@@ -25,6 +25,7 @@ from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, Funct
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     AUTOGRAD_FUNCTION_BASES,
+    DATACLASS_DECORATORS,
     FRAMEWORK_INSTANCE_CALLS,
     RECURRENT_LAYERS,
     is_module_base,
@@ -962,8 +963,6 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
         queue.extend((nested, region) for nested in program._nested().get(qualified, ())
                      if nested not in program.regions and program.is_traced(nested))
 
-
-DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:

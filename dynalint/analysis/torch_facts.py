@@ -47,6 +47,8 @@ NOT_TRACED = frozenset(
 # Types whose instances are tensors: annotations, ``isinstance`` tests, return annotations.
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTensor", "torch.LongTensor"})
 PARTIAL = frozenset({"functools.partial"})
+# A class these decorate gets an ``__init__`` that calls its ``__post_init__`` (unless it writes its own).
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Base classes of other frameworks that derive from ``nn.Module``, by the names users import them under:
 # a subclass's ``forward`` is what calling an instance runs, as for ``nn.Module`` itself.

@@ -36,19 +36,18 @@ class SkippedLibraryCall(Rule):
         resolved = self.context.resolve(node.func)
         if resolved is None:
             return
-        optional = self._through_optional_renaming(node.func, resolved)
+        written = resolved
         if resolved not in SKIPPED_LIBRARY_CALLS:  # ``from pkg.utils import einsum``, an alias of another call there
             resolved = self.context.program.canonical(resolved) or resolved
         package = resolved.split(".", 1)[0]
         whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved else None
-        if resolved in SKIPPED_LIBRARY_CALLS:
-            gb_id, _ = SKIPPED_LIBRARY_CALLS[resolved]
-            self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "",
-                        confidence=Confidence.LIKELY if optional else None,
-                        call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
-        elif whole is not None:
-            self.report(node, gb_ids=(whole,), pattern=package, confidence=Confidence.LIKELY if optional else None,
-                        call=f"{resolved}()", gb=whole, measured=MEASURED_ON)
+        listed = SKIPPED_LIBRARY_CALLS.get(resolved)
+        gb_id = listed[0] if listed is not None else whole
+        if gb_id is None:
+            return
+        confidence = Confidence.LIKELY if self._through_optional_renaming(node.func, written) else None
+        self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "", confidence=confidence,
+                    call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
 
     def _through_optional_renaming(self, func: cst.BaseExpression, resolved: str) -> bool:
         """Whether the call goes through a renaming that only one branch of a ``try`` / ``if`` makes (here, or
