@@ -74,7 +74,7 @@ LIBRARIES: dict[str, str] = {
     "torchquad": "0.6.0",
     "torchkge": "0.17.7",
     "segmentation-models-pytorch": "0.6.0",
-    "stable-baselines3": "2.9.2",  # the fifth sealed half, from here to torchkbnufft
+    "stable-baselines3": "2.9.2",  # the fifth sealed half (spent), from here to torchkbnufft
     "ultralytics": "8.4.190",
     "demucs": "4.1.0",
     "performer-pytorch": "1.1.4",
@@ -84,11 +84,18 @@ LIBRARIES: dict[str, str] = {
     "torchani": "2.9.0",
     "rtdl-revisiting-models": "0.0.2",
     "torch-optimizer": "0.3.0",
-    "reformer-pytorch": "1.4.4",  # added to the fifth sealed half, from here to torchkbnufft
+    "reformer-pytorch": "1.4.4",  # added to the fifth sealed half before it was scored
     "routing-transformer": "1.6.1",
     "linear-attention-transformer": "0.19.1",
     "torchcfm": "1.0.7",
     "torchkbnufft": "1.5.2",
+    "captum": "0.9.0",  # the sixth sealed half, from here to julius
+    "pytorch_optimizer": "4.1.0",
+    "torch-struct": "0.5",
+    "pytorch-crf": "0.7.2",
+    "entmax": "1.3",
+    "x-clip": "0.14.4",
+    "julius": "0.2.8",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
