@@ -922,3 +922,117 @@ def test_a_name_bound_to_what_a_wrapper_factory_returns_runs_the_wrapper_when_ca
         return _param(x)
     """)
     assert set(found) == {"wrapped"}
+
+
+def test_an_attribute_holding_an_annotated_constructor_argument_runs_the_declared_class_and_its_subclasses() -> None:
+    # ``sample`` is a method of more classes than a call by name may reach: only the annotation decides.
+    others = "".join(f"""
+    class Other{i}:
+        def sample(self, x):
+            print("other")
+            return x
+    """ for i in range(14))
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Estimator(nn.Module):
+        def sample(self, x):
+            print("base")
+            return x
+
+        def forward(self, x):
+            print("base forward")
+            return x
+
+
+    class Categorical(Estimator):
+        def sample(self, x):
+            print("categorical")
+            return x
+
+
+    class Unrelated(nn.Module):
+        def sample(self, x):
+            print("unrelated")
+            return x
+
+        def forward(self, x):
+            print("unrelated forward")
+            return x
+    """ + others + """
+
+    class Mixed(nn.Module):
+        def __init__(self, discrete: Estimator, head: Estimator, plain) -> None:
+            super().__init__()
+            self.discrete = discrete
+            self.head = head
+            self.plain = plain
+            self.other = other  # a union: not declared as one class
+
+        def forward(self, x):
+            return self.discrete.sample(x) + self.head(x) + self.plain.sample(x) + self.other.sample(x)
+
+
+    @torch.compile
+    def run(model: Mixed, x):
+        return model(x)
+    """
+    found = reached(source)
+    # ``Unrelated.forward`` runs too, at likely, as every ``forward`` of an ``nn.Module`` subclass does
+    assert set(found) - {"unrelated forward"} == {"base", "categorical", "base forward"}
+    chain = found["categorical"].region.describe() if found["categorical"].region else ""
+    assert chain.endswith("Mixed.forward -> self.discrete.sample (Categorical.sample)"), chain
+    assert found["categorical"].confidence is Confidence.LIKELY
+    assert found["base forward"].region is not None
+    assert found["base forward"].region.describe().endswith("Mixed.forward -> self.head (Estimator.forward)")
+
+
+DECORATED = """
+    import torch
+    from torch import nn
+
+
+    def eval_decorator(fn):
+        def inner(self, *args, **kwargs):
+            was_training = self.training
+            self.eval()
+            out = fn(self, *args, **kwargs)
+            self.train(was_training)
+            return out
+        return inner
+
+
+    class Wrapper(nn.Module):
+        @eval_decorator
+        def generate(self, x):
+            print("generate")
+            return x
+
+        @eval_decorator
+        def beam_search(self, x):
+            print("beam search")
+            return x
+"""
+
+
+def test_a_decorators_inner_function_compiled_itself_runs_each_function_it_decorates() -> None:
+    # What ``torch.compile(wrapper.generate)`` traces first is ``inner``'s code: the declaration names it.
+    config = Config(select=("DYN201",), compiled=("case:eval_decorator.<locals>.inner",))
+    text = textwrap.dedent(DECORATED).splitlines()
+    found = {text[f.start.line - 1].split('"')[1]: f for f in lint_source(textwrap.dedent(DECORATED), "case.py", config)}
+    assert set(found) == {"generate", "beam search"}
+    assert found["generate"].confidence is Confidence.LIKELY
+    assert found["generate"].region is not None
+    assert found["generate"].region.describe().endswith("eval_decorator.inner -> fn (Wrapper.generate)")
+
+
+def test_a_decorated_method_called_in_compiled_code_does_not_run_the_others_its_decorator_wraps() -> None:
+    source = DECORATED + """
+
+    @torch.compile
+    def run(model: Wrapper, x):
+        return model.generate(x)
+    """
+    assert set(reached(source)) == {"generate"}

@@ -14,7 +14,7 @@ custom ops, leaf functions) are never regions. Nothing here looks at LibCST.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
@@ -56,6 +56,9 @@ class Callee:
     function: str  # module-qualified name
     disabled: bool
     via: str = ""  # dynamic dispatch: the expression whose possible values run it (``self.processor``)
+    # ``fn(...)`` in a decorator's inner function: one of the functions it decorates, followed only where
+    # the inner function is compiled itself (reached as a decorated function's wrapper, ``fn`` is that one)
+    wrapped: bool = False
 
 
 class FunctionRecord(NamedTuple):
@@ -116,6 +119,7 @@ class Program:
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
     _wrappers_memo: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _nested_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _decorated_memo: dict[str, list[str]] | None = field(default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -361,6 +365,33 @@ class Program:
         factory = self.resolve_name(module, written)
         return self._defined_inside(factory) if factory in self.functions else []
 
+    def _enclosing_parameter_owner(self, module: ModuleSummary, function: FunctionSummary, name: str) -> str | None:
+        """The function enclosing ``function`` (through functions only) whose parameter ``name`` is, when
+        no function in between binds the name: a decorator whose inner function calls what it wraps."""
+        if name in function.local_types or name in function.local_sources:
+            return None
+        scope = function.qualname.rpartition(".")[0]
+        while scope:
+            qualified = module.qualify(scope)
+            entry = self.functions.get(qualified)
+            if entry is None:
+                return None  # a class body, or the module: not an enclosing function's scope
+            if any(name == param for param, _ in entry.definition.params):
+                return qualified
+            scope = scope.rpartition(".")[0]
+        return None
+
+    def _decorated_by(self) -> dict[str, list[str]]:
+        """Decorator of the tree -> the functions of the tree it decorates (built once per tree)."""
+        if self._decorated_memo is None:
+            self._decorated_memo = defaultdict(list)
+            for qualified, (module, definition) in self.functions.items():
+                for decorator in definition.decorators:
+                    made = self.resolve_name(module, decorator)
+                    if made in self.functions and made != qualified:
+                        self._decorated_memo[made].append(qualified)
+        return self._decorated_memo
+
     def _defined_inside(self, factory: str) -> list[str]:
         """The functions a decorator or a factory defines, two levels deep (``deco(...)(f)`` returns its own)."""
         inner = self._nested().get(factory, [])
@@ -405,6 +436,9 @@ class Program:
         if not targets:
             dispatched += self._dispatched(module, function, callee)
         if not targets and not dispatched:
+            decorator = self._enclosing_parameter_owner(module, function, callee) if "." not in callee else None
+            if decorator is not None:  # ``fn(self, *args)`` in the ``inner`` of ``def eval_decorator(fn)``
+                return [Callee(t, self.is_disabled(t), callee, wrapped=True) for t in self._decorated_by().get(decorator, [])]
             dispatched = self._by_name(module, function, callee)
         via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
         return [Callee(t, self.is_disabled(t)) for t in targets] + [
@@ -538,8 +572,12 @@ class Program:
         if callee.endswith(dispatch.REGISTRY_CALL):
             held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
-            return self._held_or_bound(module, function,
-                                       self.attribute_sources(module.qualify(function.class_name), parts[1]))
+            own_class = module.qualify(function.class_name)
+            return self._held_or_bound(module, function, self.attribute_sources(own_class, parts[1])) or [
+                f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
+        elif len(parts) == 3 and parts[0] == "self" and function.class_name:
+            # ``self.discrete_net.sample(...)`` with ``self.discrete_net = discrete_net: CategoricalMassEstimator``
+            return self._methods_of(self.declared_classes(module.qualify(function.class_name), parts[1]), parts[2])
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
@@ -548,10 +586,14 @@ class Program:
         elif len(parts) == 2 and parts[0] in function.local_sources:
             # ``solver = SOLVERS[method](...)`` then ``solver.integrate(t)``: that method of each class the
             # registry holds (found through the classes' bases).
-            classes = (cls for source in function.local_sources[parts[0]] for cls in self._instances(module, source))
-            return list(dict.fromkeys(m for cls in classes if (m := self.method(cls, parts[1]))))
+            classes = [cls for source in function.local_sources[parts[0]] for cls in self._instances(module, source)]
+            return self._methods_of(classes, parts[1])
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _methods_of(self, classes: Iterable[str], name: str) -> list[str]:
+        """Method ``name`` of each class (found through its bases), each once."""
+        return list(dict.fromkeys(m for cls in classes if (m := self.method(cls, name))))
 
     def _held_or_bound(self, module: ModuleSummary, function: FunctionSummary,
                        held: list[tuple[ModuleSummary, str]]) -> list[str]:
@@ -648,6 +690,18 @@ class Program:
                 for ancestor in self.mro(qualified)[1:]:
                     self._subclass_memo[ancestor].append(qualified)
         return self._subclass_memo
+
+    def declared_classes(self, class_qualified: str, attr: str) -> list[str]:
+        """The classes ``self.attr`` may hold where the class stores an annotated parameter in it
+        (``self.encoder = encoder`` with ``encoder: Encoder``): the declared class of the tree, and each
+        class of the tree deriving from it, since a caller may pass any of them."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            written = cls.attr_declared.get(attr)
+            if written is not None:
+                declared = self.instance_class(module, written)
+                return [declared, *self._subclasses().get(declared, ())] if declared else []
+        return []
 
     def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
         """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""
@@ -948,6 +1002,8 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
         program.regions[qualified] = region
         path = program.functions[qualified].module.path
         for call, callee in program.callees(qualified):
+            if callee.wrapped and region.entry != qualified:
+                continue  # a decorator's wrapper reached around one decorated function: ``fn`` is that one
             program.callers.setdefault(callee.function, []).append((qualified, call))
             if callee.function in program.regions or not program.is_traced(callee.function):
                 continue

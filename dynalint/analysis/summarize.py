@@ -419,6 +419,20 @@ class _Summarizer(ast.NodeVisitor):
             elif (dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
                     and self._makes_tensor(value)):
                 self.summary.classes[class_name].tensor_attrs.add(dotted[5:])  # ``self.span = end - start``
+            elif (isinstance(value, ast.Name) and dotted.startswith("self.") and dotted.count(".") == 1
+                    and function is not None and class_name in self.summary.classes):
+                declared = self._declared_class(function, value.id)
+                if declared:  # ``self.encoder = encoder`` with ``encoder: Encoder``: held as declared
+                    self.summary.classes[class_name].attr_declared[dotted[5:]] = declared
+
+    def _declared_class(self, function: FunctionSummary, name: str) -> str | None:
+        """The class parameter ``name`` is annotated with, as written; ``None`` for a union
+        (``SyntheticDataGenerator | Module | None``), a tensor, a builtin, or no annotation."""
+        annotation = next((written for param, written in function.params if param == name), None)
+        resolved = self.imports.resolve(annotation) or ""
+        if not annotation or resolved in TENSOR_TYPES or resolved.startswith("builtins.") or not _names_class(annotation):
+            return None
+        return annotation
 
     def _config_value(self, value: ast.expr) -> object:
         if isinstance(value, ast.Constant):

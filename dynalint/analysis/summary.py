@@ -152,6 +152,9 @@ class ClassSummary(_PickledAsTuple):
     attr_sources: dict[str, list[str]] = field(default_factory=dict)  # every value self.attr is given
     decorators: list[str] = field(default_factory=list)
     metaclass: str = ""  # ``class D(metaclass=Meta)``: qualified where the import table knows it, else as written
+    # ``self.attr = param`` where ``param: Encoder`` names a class: attr -> the class as written (what
+    # ``self.attr`` is declared to hold: that class or a subclass of it, given by the caller).
+    attr_declared: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
