@@ -157,6 +157,9 @@ BUILDER_MODULES: dict[str, str] = {
     "entmax": "gt_entmax",
     "x_clip": "gt_xclip",
     "julius": "gt_julius",
+    "kan": "gt_kan",
+    "deepinv": "gt_deepinv",
+    "st_moe_pytorch": "gt_st_moe",
 }
 
 

@@ -96,6 +96,9 @@ LIBRARIES: dict[str, str] = {
     "entmax": "1.3",
     "x-clip": "0.14.4",
     "julius": "0.2.8",
+    "pykan": "0.2.8",  # added to the sixth sealed half before it was scored, from here to st-moe-pytorch
+    "deepinv": "0.5.0",
+    "st-moe-pytorch": "0.1.8",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
