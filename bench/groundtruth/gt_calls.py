@@ -52,6 +52,35 @@ class Method(nn.Module):
         return [getattr(type(self.owner), self.name)]
 
 
+class OptimizerStep(nn.Module):
+    """One ``optimizer.step()`` over ``net``'s parameters as the compiled forward (users compile
+    ``opt.step``). Given one gradient per parameter, it assigns fresh copies (some optimizers write into
+    ``.grad``) and steps. Given ``loss`` instead, it takes ``loss``'s inputs and runs
+    ``loss(...).backward(create_graph=True)`` first, with gradients enabled whatever the mode: the step
+    then differentiates the gradients again (AdaHessian's estimate of the Hessian's diagonal)."""
+
+    def __init__(self, net: nn.Module, optimizer: Any, loss: Callable[..., Any] | None = None) -> None:
+        super().__init__()
+        self.net = net
+        self.optimizer = optimizer
+        self.loss = loss
+
+    def forward(self, *tensors: Any) -> Any:
+        import torch
+
+        if self.loss is not None:
+            with torch.enable_grad():
+                self.optimizer.zero_grad()
+                self.loss(*tensors).backward(create_graph=True)
+                return self.optimizer.step()
+        for parameter, grad in zip(self.net.parameters(), tensors):
+            parameter.grad = grad.clone()
+        return self.optimizer.step()
+
+    def entry_points(self) -> list[Callable[..., Any]]:
+        return [type(self.optimizer).step]
+
+
 def entry_points(model: Any) -> list[str]:
     """The library code a compiled ``model`` enters, as ``module:qualname``: what a bench wrapper says it
     calls (``entry_points()``), else the model's own class (its ``forward``)."""

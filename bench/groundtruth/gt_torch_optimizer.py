@@ -107,6 +107,7 @@ def build(name: str) -> Built:
 
     import torch
     import torch_optimizer
+    from gt_calls import OptimizerStep
     from torch import nn
 
     warnings.filterwarnings("ignore")
@@ -139,42 +140,7 @@ def build(name: str) -> Built:
         return nn.functional.mse_loss(net(x), y)
 
     if cls == "Adahessian":
-
-        class HessianStep(nn.Module):
-            """``loss.backward(create_graph=True)`` then ``step()``, which differentiates the gradients again
-            (Hutchinson's estimate of the Hessian's diagonal). Gradients are enabled whatever the mode."""
-
-            def __init__(self) -> None:
-                super().__init__()
-                self.net = net
-
-            def forward(self, x: torch.Tensor, y: torch.Tensor) -> Any:
-                with torch.enable_grad():
-                    optimizer.zero_grad()
-                    loss(x, y).backward(create_graph=True)
-                    return optimizer.step()
-
-            def entry_points(self) -> list[Any]:
-                return [type(optimizer).step]
-
-        return HessianStep(), (x, y), {}
+        return OptimizerStep(net, optimizer, loss), (x, y), {}
 
     grads = torch.autograd.grad(loss(x, y), list(net.parameters()))
-
-    class Step(nn.Module):
-        """Assigns one gradient per parameter (fresh copies: some optimizers write into ``.grad``) and takes
-        one ``step()``."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.net = net
-
-        def forward(self, *grads: torch.Tensor) -> Any:
-            for parameter, grad in zip(self.net.parameters(), grads):
-                parameter.grad = grad.clone()
-            return optimizer.step()
-
-        def entry_points(self) -> list[Any]:
-            return [type(optimizer).step]
-
-    return Step(), tuple(g.detach() for g in grads), {}
+    return OptimizerStep(net, optimizer), tuple(g.detach() for g in grads), {}
