@@ -38,3 +38,30 @@ def test_a_break_whose_innermost_frame_is_torch_is_placed_on_the_last_frame_outs
     # Only torch in the traceback: the header is all there is to place it by.
     only_torch = _record([(inside_torch, 1700, "_call_impl")], (inside_torch, 1700))
     assert parse_record(only_torch, "/project").filename == inside_torch
+
+
+@pytest.mark.torch
+def test_a_backend_failure_is_one_break_on_the_operation_it_failed_on() -> None:
+    # What torch 2.13 logs when inductor fails on ``x.narrow(1, start, 3)`` (a tensor ``start``), line 6
+    # of a function defined on line 4 and called on line 9: first the frame's "WON'T CONVERT" notice
+    # with Dynamo's own stack, then the GB0219 record, whose user traceback is the caller's.
+    import logging
+
+    from dynalint.verify.observe import _BreakHandler
+
+    wont_convert = ("WON'T CONVERT window /p/case.py line 4\n========== TorchDynamo Stack Trace ==========\n"
+                    'Traceback (most recent call last):\n  File "/torch/_dynamo/output_graph.py", line 3119, '
+                    "in _call_user_compiler\n")
+    backend = ("Graph break in user code at /p/case.py:4\nGraph Break Reason: Failed to handle graph break "
+               "gracefully. Skipping the function and falling back to eager. Graph break encountered:\n"
+               "Backend compiler exception\n  Explanation: Backend compiler `inductor` failed with "
+               "aten._local_scalar_dense.default\n    Original traceback:\n"
+               '      File "/p/case.py", line 6, in window\n        return x.narrow(1, start, 3)\n'
+               " For more details about this graph break, please visit: "
+               "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0219.html\n"
+               'User code traceback:\n  File "/p/case.py", line 9, in <module>\n    window(x, start)\n')
+    sink: list = []
+    handler = _BreakHandler("/p", sink)
+    for text in (wont_convert, backend):
+        handler.emit(logging.LogRecord("graph_breaks", logging.DEBUG, "", 0, text, None, None))
+    assert [(b.gb_id, b.filename, b.line, b.function) for b in sink] == [("GB0219", "/p/case.py", 6, "window")]

@@ -28,6 +28,12 @@ _FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<func>.+)_at_\d+$")
 _WRAPPERS = ("Encountered graph break when attempting", "Failed to handle graph break gracefully")
 _SUPPRESSED = "user stack suppressed due to duplicate graph break"
+# A frame Dynamo gave up on: logged first with Dynamo's own stack, before (for a backend's exception,
+# GB0219) the graph-break record of the same frame, whose header names the same ``def`` line.
+_WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT \S+ (?P<file>.+?) line (?P<line>\d+)", re.M)
+_ORIGINAL = "Original traceback:"  # a backend's exception quotes where the failing operation was written
+_FELL_BACK = "falling back to eager"
+_USER_TRACEBACK = "User code traceback:"
 
 
 @functools.lru_cache(maxsize=1)
@@ -120,6 +126,12 @@ def parse_record(text: str, filename: str, mine: Callable[[str], bool] | None = 
     its whole traceback is torch's.
     """
     frames = list(_FRAME_RE.finditer(text))
+    if _FELL_BACK in text and _ORIGINAL in text:
+        # The whole frame runs eagerly (a backend failed on it): the user traceback is its caller's,
+        # and the operation that failed is under "Original traceback:".
+        start = text.index(_ORIGINAL)
+        end = text.find(_USER_TRACEBACK, start)
+        frames = [m for m in frames if start < m.start() and (end < 0 or m.start() < end)] or frames
     own = mine or (lambda path: _inside(path, filename))
     mine_frames = [m for m in frames if own(m.group("file"))] or [m for m in frames if not in_torch(m.group("file"))]
     func = ""
@@ -176,6 +188,9 @@ class _BreakHandler(logging.Handler):
         self.sink = sink
         self.mine = mine
         self.seen: set[tuple[str | None, str]] = set()  # (GB id, "file:line" of the header)
+        # A frame's WON'T CONVERT notice, held back by the (file, line) of its ``def`` until the same frame's
+        # graph-break record replaces it, or until the block ends (``release_notices``)
+        self.notices: dict[tuple[str, str], ObservedBreak] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -189,9 +204,21 @@ class _BreakHandler(logging.Handler):
                 # traced again on its own): keep the first, full record only.
                 return
             self.seen.add(key)
+            skipped = _WONT_CONVERT_RE.search(text)
+            if skipped is not None:
+                self.notices[(skipped.group("file"), skipped.group("line"))] = brk
+                return
+            if header is not None and brk.gb_id:  # the same frame's record says why: the notice goes
+                self.notices.pop((header.group("file"), header.group("line")), None)
             self.sink.append(brk)
         except Exception:  # never let parsing break the user's program
             self.handleError(record)
+
+    def release_notices(self) -> None:
+        """Record the WON'T CONVERT notices no graph-break record explained (a frame Dynamo gave up on)."""
+        for brk in self.notices.values():
+            self.sink.append(brk)
+        self.notices.clear()
 
 
 def reset_dynamo() -> None:
@@ -235,10 +262,12 @@ def watch_breaks(sink: BreakSink, filename: str = "", mine: Callable[[str], bool
     checker = torch._dynamo.utils.graph_break_dup_warning_checker
     saved_add = checker.add
     checker.add = lambda key: True  # type: ignore[method-assign]  # every break logged in full; put back below
+    handler = _BreakHandler(filename, sink, mine)
     try:
-        with _artifact("graph_breaks", _BreakHandler(filename, sink, mine)):
+        with _artifact("graph_breaks", handler):
             yield
     finally:
+        handler.release_notices()
         checker.add = saved_add  # type: ignore[method-assign]  # the method patched above, put back
 
 
