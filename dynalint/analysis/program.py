@@ -349,14 +349,15 @@ class Program:
         tree that decorates it (``@deprecated_arg(...)`` returns its ``wrapper``, a factory's decorator
         returns its own), which Dynamo traces around the body."""
         if qualified not in self._wrappers_memo:
-            module, definition = self.functions[qualified]
-            found: list[str] = []
-            for decorator in definition.decorators:
-                made = self.resolve_name(module, decorator)
-                if made in self.functions and made != qualified:
-                    found += self._defined_inside(made)
+            found = [inner for made in self._decorators_of(qualified) for inner in self._defined_inside(made)]
             self._wrappers_memo[qualified] = list(dict.fromkeys(found))
         return self._wrappers_memo[qualified]
+
+    def _decorators_of(self, qualified: str) -> list[str]:
+        """The functions of the tree that decorate the function ``qualified`` (``@eval_decorator``)."""
+        module, definition = self.functions[qualified]
+        found = (self.resolve_name(module, decorator) for decorator in definition.decorators)
+        return [made for made in found if made in self.functions and made != qualified]
 
     def _made_by_factory(self, module: ModuleSummary, written: str) -> list[str]:
         """``_param = effectful(get_param, type="param")``: a name bound to what a function of the tree
@@ -370,26 +371,28 @@ class Program:
         no function in between binds the name: a decorator whose inner function calls what it wraps."""
         if name in function.local_types or name in function.local_sources:
             return None
-        scope = function.qualname.rpartition(".")[0]
-        while scope:
+        for scope in self._function_scopes(module, function.qualname)[1:]:
             qualified = module.qualify(scope)
-            entry = self.functions.get(qualified)
-            if entry is None:
-                return None  # a class body, or the module: not an enclosing function's scope
-            if any(name == param for param, _ in entry.definition.params):
+            if any(name == param for param, _ in self.functions[qualified].definition.params):
                 return qualified
-            scope = scope.rpartition(".")[0]
         return None
+
+    def _function_scopes(self, module: ModuleSummary, qualname: str) -> list[str]:
+        """``qualname`` (a function of ``module``) and the functions enclosing it, innermost first, up to
+        the first class body or the module: Python's scoping skips a class body, so a method's names are
+        not looked up there."""
+        scopes = [qualname]
+        while "." in scopes[-1] and module.qualify(parent := scopes[-1].rpartition(".")[0]) in self.functions:
+            scopes.append(parent)
+        return scopes
 
     def _decorated_by(self) -> dict[str, list[str]]:
         """Decorator of the tree -> the functions of the tree it decorates (built once per tree)."""
         if self._decorated_memo is None:
             self._decorated_memo = defaultdict(list)
-            for qualified, (module, definition) in self.functions.items():
-                for decorator in definition.decorators:
-                    made = self.resolve_name(module, decorator)
-                    if made in self.functions and made != qualified:
-                        self._decorated_memo[made].append(qualified)
+            for qualified in self.functions:
+                for made in self._decorators_of(qualified):
+                    self._decorated_memo[made].append(qualified)
         return self._decorated_memo
 
     def _defined_inside(self, factory: str) -> list[str]:
@@ -521,15 +524,8 @@ class Program:
         skips, nor when a parameter of the caller shadows it."""
         if any(name == param for param, _ in function.params):
             return None
-        scope = function.qualname
-        while scope:
-            nested = module.qualify(f"{scope}.{name}")
-            if nested in self.functions:
-                return nested
-            scope = scope.rpartition(".")[0]
-            if module.qualify(scope) not in self.functions:
-                return None  # a class (or the module): its names are not in a method's scope
-        return None
+        return next((nested for scope in self._function_scopes(module, function.qualname)
+                     if (nested := module.qualify(f"{scope}.{name}")) in self.functions), None)
 
     def _called(self, qualified: str | None) -> list[str]:
         """What calling ``qualified`` runs in the tree: the function, or for a class of the tree its ``__init__``
