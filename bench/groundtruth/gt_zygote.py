@@ -46,6 +46,27 @@ def preload(library: str) -> None:
     import gt_calls  # noqa: F401
     from dynalint.verify import observe, usercode, verdicts  # noqa: F401
 
+    warm_up_dynamo()
+
+
+def warm_up_dynamo() -> None:
+    """Pay Dynamo's first-compile cost once, in the server, instead of in every child.
+
+    ``import torch._dynamo`` and the first ``torch.compile`` call import and initialise most of Dynamo
+    (1.3 s here), which a forked child would otherwise pay again for each model: a julius model took 2.0 s
+    in a child of a cold server and 0.6 s in one of a warm server. The warm-up compiles a function of its
+    own with ``backend="eager"`` (no compiler threads or worker pools start, so forking stays safe), then
+    ``torch._dynamo.reset()`` forgets it, so each child starts from empty Dynamo caches, as a fresh process
+    would."""
+    import torch
+    import torch._dynamo
+
+    def warm_up(x: torch.Tensor) -> torch.Tensor:
+        return x.sin() + 1
+
+    torch.compile(warm_up, backend="eager")(torch.ones(2))
+    torch._dynamo.reset()
+
 
 def run_forked(model_id: str, out: Path, timeout: float) -> dict[str, Any]:
     """Run one model in a forked child; what became of it: ``{"exit": code, "stderr": tail}`` or ``{"timeout": s}``."""
