@@ -89,7 +89,7 @@ LIBRARIES: dict[str, str] = {
     "linear-attention-transformer": "0.19.1",
     "torchcfm": "1.0.7",
     "torchkbnufft": "1.5.2",
-    "captum": "0.9.0",  # the sixth sealed half, from here to julius
+    "captum": "0.9.0",  # the sixth sealed half (spent), from here to julius
     "pytorch_optimizer": "4.1.0",
     "torch-struct": "0.5",
     "pytorch-crf": "0.7.2",
@@ -99,15 +99,25 @@ LIBRARIES: dict[str, str] = {
     "pykan": "0.2.8",  # added to the sixth sealed half before it was scored, from here to st-moe-pytorch
     "deepinv": "0.5.0",
     "st-moe-pytorch": "0.1.8",
+    "segment-anything": "1.0",  # the seventh sealed half, from here to torchrl
+    "numba": "0.68.1",  # whisper's, which comes without its own (see WITHOUT_DEPS)
+    "geomloss": "0.3.1",
+    "mambapy": "1.2.0",
+    "efficientnet_pytorch": "0.7.1",
+    "asteroid-filterbanks": "0.4.0",
+    "torchrl": "0.14.1",
+    "tensordict": "0.14.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
 }
 
-# Installed with ``--no-deps``: their metadata pins a huggingface_hub that diffusers cannot share; the
-# modules the catalogue imports run with what ``LIBRARIES`` brings.
+# Installed with ``--no-deps``, the modules the catalogue imports running with what ``LIBRARIES`` brings:
+# litgpt's metadata pins a huggingface_hub that diffusers cannot share, and openai-whisper's asks for
+# triton, a compiler for GPU kernels that would change what Dynamo sees on this CPU torch.
 WITHOUT_DEPS: dict[str, str] = {
     "litgpt": "0.5.13",
+    "openai-whisper": "20250625",
 }
 
 
