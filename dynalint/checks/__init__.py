@@ -22,6 +22,7 @@ from dynalint.checks.data_dependent_size import DataDependentSize
 from dynalint.checks.data_ptr_comparison import DataPtrComparison
 from dynalint.checks.disabled_call import DisabledCall
 from dynalint.checks.disabled_collective import DisabledCollective
+from dynalint.checks.eager_frame_comprehension import EagerFrameComprehension
 from dynalint.checks.dynamic_output_shape import DynamicOutputShape
 from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
@@ -68,6 +69,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DataDependentSize,
     TensorAsInt,
     ComprehensionResume,
+    EagerFrameComprehension,
     PrintCall,
     LoggingCall,
     WarningsCall,

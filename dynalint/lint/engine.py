@@ -303,9 +303,11 @@ def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str],
 def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> list[Finding]:
     """After a break where Dynamo gives up the frame (in a loop's body or a ``try``), the rest of the function
     runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides.
-    Only a certain finding on every path hides others: a likely one may not break at all."""
+    Only a certain finding on every path hides others: a likely one may not break at all. A break that the
+    eager frame causes (``Rule.caused_by_eager_frame``) is never hidden."""
     breaking = sorted(
-        ((f, r) for r, f in zip(reports, findings) if r.rule.hazard == "break" and f.region is not None),
+        ((f, r) for r, f in zip(reports, findings)
+         if r.rule.hazard == "break" and f.region is not None and not r.rule.caused_by_eager_frame),
         key=lambda pair: pair[0].sort_key,
     )
     hidden: dict[int, list[Finding]] = {}  # id of the frame-skipping finding -> the later ones it hides

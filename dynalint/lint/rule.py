@@ -93,6 +93,9 @@ class Rule:
     # A rule that judges other rules' reports (rank divergence) overrides this; the engine then runs
     # every break rule on the function, selected or not, and calls it once their walk is over.
     reads_reports: ClassVar[bool] = False
+    # A break that happens because Dynamo runs the function eagerly (after a break in a loop gave up the
+    # frame): never hidden as a follow-on of that break (``engine._without_follow_ons``).
+    caused_by_eager_frame: ClassVar[bool] = False
 
     def after(self, reports: list[Report]) -> None:
         """The post-pass: every other rule's reports on the function just walked, in catalogue order."""

@@ -20,6 +20,7 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN109', 'data-dependent-size', True, '>=2.4'),
     ('DYN110', 'tensor-as-int', True, '>=2.4'),
     ('DYN111', 'comprehension-resume', True, '>=2.4'),
+    ('DYN112', 'eager-frame-comprehension', True, '>=2.4'),
     ('DYN201', 'print-call', True, '>=2.4'),
     ('DYN202', 'logging-call', True, '>=2.4'),
     ('DYN203', 'warnings-call', True, '>=2.4'),

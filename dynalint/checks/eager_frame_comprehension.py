@@ -1,0 +1,182 @@
+"""DYN112 ``eager-frame-comprehension``: a comprehension in a function that Dynamo runs eagerly.
+
+Page: ``rules/DYN112-eager-frame-comprehension.md``. Measured on torch 2.13 with Python 3.11: a graph
+break inside a ``for`` or ``while`` loop (or a ``try``) makes Dynamo give up the whole frame ("graph break
+in loop": it runs the function eagerly, no graph at all). On Python 3.11 and older a list, set or dict
+comprehension is a function of its own, so the eager frame calls it and Dynamo compiles that call as a
+new frame, handed the iterator of the loop as its argument. It cannot step a list iterator, a dict
+view's, a ``zip``, ``enumerate``, ``reversed`` or ``parameters()`` iterator ("Missing tp_iternext",
+GB4347) and breaks at once, on the comprehension's line. A tuple's, a ``range``'s or a tensor's iterator
+it steps, and it never compiles a comprehension whose code names no ``torch`` (or numpy) module and
+holds no tensor or ``nn.Module`` (``has_tensor_in_frame``). Python 3.12 inlines comprehensions (PEP 709),
+so there the rule is silent.
+
+A post-pass (``reads_reports``): the frame-giving-up break is whatever another rule reports inside a
+loop or ``try`` on every path (``LintContext.skips_frame``). Its findings are never follow-ons of that
+break (``caused_by_eager_frame``): they happen because the frame runs eagerly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.analysis.cst_walk import children, descendants, names_read
+from dynalint.analysis.instances import is_nn_module
+from dynalint.model.finding import Confidence
+from dynalint.lint.rule import Report, Rule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+COMPREHENSION_FRAMES = sys.version_info < (3, 12)  # PEP 709: inlined from Python 3.12 on
+Comprehension = cst.ListComp | cst.SetComp | cst.DictComp
+
+# ``torch`` and the submodules a module-level name may be bound to (``import torch.nn.functional as F``);
+# a name bound to a function of them (``from torch import cat``) does not make Dynamo compile the frame.
+TORCH_SUBMODULES = frozenset({
+    "nn", "functional", "init", "utils", "parametrize", "parametrizations", "rnn", "fft", "linalg", "special",
+    "distributed", "distributions", "autograd", "cuda", "optim", "jit", "sparse", "nested", "func", "amp",
+    "backends", "compiler", "fx", "random", "masked", "checkpoint", "data", "modules", "nn.functional",
+})
+NUMPY = frozenset({"numpy", "numpy.linalg", "numpy.random", "numpy.fft"})
+# Iterables whose iterator Dynamo steps: a tuple's (``x.split(n)``, ``x.shape``), a range's.
+TUPLE_BUILDERS = frozenset({"builtins.range", "builtins.tuple"})
+TUPLE_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
+
+
+def is_module_name(qualified: str | None) -> bool:
+    """Whether ``qualified`` names ``torch``, a submodule of it, or numpy (what ``has_tensor_in_frame`` looks for)."""
+    if qualified is None:
+        return False
+    if qualified in NUMPY or qualified == "torch":
+        return True
+    head, _, rest = qualified.partition(".")
+    return head == "torch" and all(part in TORCH_SUBMODULES for part in rest.split("."))
+
+
+class EagerFrameComprehension(Rule):
+    code = "DYN112"
+    name = "eager-frame-comprehension"
+    message = ("A graph break in a loop or `try` of `{function}` makes Dynamo run it eagerly; it then compiles "
+               "this comprehension on its own and breaks here at once (it cannot step the iterator it is handed)")
+    help = "Fix the break in the loop, so that the function compiles whole, or write the comprehension as a `for` loop"
+    gb_ids = ("GB4347",)
+
+    reads_reports = True
+    caused_by_eager_frame = True
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._functions: list[cst.FunctionDef] = []
+        self._depth = 0  # comprehensions and generator expressions open around the node visited
+        self._noted: list[tuple[Comprehension, cst.FunctionDef]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._note(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._note(node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._note(node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._depth += 1
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._depth -= 1
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._depth -= 1
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._depth -= 1
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._depth -= 1
+
+    def _note(self, node: Comprehension) -> None:
+        self._depth += 1
+        if (COMPREHENSION_FRAMES and self._depth == 1 and self._functions and self.context.region is not None
+                and not self._steps_iterator(node.for_in.iter) and self._dynamo_compiles(node)):
+            self._noted.append((node, self._functions[-1]))
+
+    def _steps_iterator(self, iterable: cst.BaseExpression) -> bool:
+        """Whether Dynamo can step the iterator of ``iterable``: a tuple's, a range's or a tensor's."""
+        if isinstance(iterable, cst.Tuple):
+            return True
+        if isinstance(iterable, cst.Attribute) and iterable.attr.value == "shape":
+            return True
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            if self.context.resolve(func) in TUPLE_BUILDERS:
+                return True
+            if isinstance(func, cst.Attribute) and (func.attr.value in TUPLE_METHODS
+                                                    or (func.attr.value == "size" and not iterable.args)):
+                return True
+        return self.context.kind(iterable).is_tensor_like
+
+    def _dynamo_compiles(self, node: Comprehension) -> bool:
+        """Whether Dynamo compiles the comprehension's own frame: its code names a ``torch`` or numpy module,
+        or it reads a tensor or an ``nn.Module`` of the enclosing function (``self`` of a module)."""
+        targets = {name for loop in _loops(node) for name in names_read(loop.target)}
+        parts: list[cst.CSTNode] = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
+        for index, loop in enumerate(_loops(node)):
+            parts += list(loop.ifs)
+            if index:
+                parts.append(loop.iter)
+        for name in {n for part in parts for n in names_read(part)} - targets:
+            reference = cst.Name(name)
+            if is_module_name(self.context.resolve(reference)):
+                return True
+            if name == "self" and is_nn_module(self.context, reference):
+                return True
+            if self.context.kind(reference).is_tensor_like:
+                return True
+        return False
+
+    def after(self, reports: list[Report]) -> None:
+        if not self._noted:
+            return
+        giving_up = [r for r in self.other_breaks(reports) if r.skips_frame and r.region is not None]
+        if not giving_up:
+            return
+        owned: dict[int, set[int]] = {}  # id of a function -> ids of its own nodes (no nested function's)
+        for comprehension, function in self._noted:
+            own = owned.setdefault(id(function), _own_nodes(function))
+            inside = {id(n) for n in descendants(comprehension)}
+            triggers = [r for r in giving_up if id(r.node) in own and id(r.node) not in inside]
+            if not triggers or any(id(r.node) in inside for r in self.other_breaks(reports)):
+                continue  # no break gives up this frame, or the body breaks itself (its own finding)
+            self.report(comprehension, confidence=Confidence.LIKELY, region=triggers[0].region,
+                        function=function.name.value)
+
+
+def _loops(node: Comprehension) -> list[cst.CompFor]:
+    loops, loop = [], node.for_in
+    while loop is not None:
+        loops.append(loop)
+        loop = loop.inner_for_in
+    return loops
+
+
+def _own_nodes(function: cst.FunctionDef) -> set[int]:
+    """The ids of ``function``'s nodes, less those of the functions, lambdas and classes nested in it."""
+    own: set[int] = set()
+    pending: list[cst.CSTNode] = list(children(function.body))
+    while pending:
+        current = pending.pop()
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        own.add(id(current))
+        pending.extend(children(current))
+    return own
