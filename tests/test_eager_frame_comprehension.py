@@ -104,3 +104,22 @@ def test_the_finding_after_the_loop_is_not_hidden_as_a_follow_on_of_the_break_in
 def test_python_3_12_inlines_comprehensions_so_the_rule_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(eager_frame_comprehension, "COMPREHENSION_FRAMES", False)
     assert [line for line, code in _found() if code == "DYN112"] == []
+
+
+def test_a_break_in_a_try_keeps_the_graph_before_it_and_is_not_counted() -> None:
+    # Measured: one graph holds the comprehension, the ``.item()`` in the ``try`` breaks (GB0124), no GB4347.
+    source = textwrap.dedent("""\
+        import torch
+        import torch.nn.functional as F
+
+
+        @torch.compile
+        def f(views: list[torch.Tensor]):
+            normed = [F.relu(z) for z in views]
+            try:
+                total = normed[0].sum().item()
+            except RuntimeError:
+                total = 0.0
+            return total
+    """)
+    assert _found(source) == [(9, "DYN101")]

@@ -1,19 +1,20 @@
 """DYN112 ``eager-frame-comprehension``: a comprehension in a function that Dynamo runs eagerly.
 
 Page: ``rules/DYN112-eager-frame-comprehension.md``. Measured on torch 2.13 with Python 3.11: a graph
-break inside a ``for`` or ``while`` loop (or a ``try``) makes Dynamo give up the whole frame ("graph break
-in loop": it runs the function eagerly, no graph at all). On Python 3.11 and older a list, set or dict
-comprehension is a function of its own, so the eager frame calls it and Dynamo compiles that call as a
-new frame, handed the iterator of the loop as its argument. It cannot step a list iterator, a dict
-view's, a ``zip``, ``enumerate``, ``reversed`` or ``parameters()`` iterator ("Missing tp_iternext",
-GB4347) and breaks at once, on the comprehension's line. A tuple's, a ``range``'s or a tensor's iterator
-it steps, and it never compiles a comprehension whose code names no ``torch`` (or numpy) module and
-holds no tensor or ``nn.Module`` (``has_tensor_in_frame``). Python 3.12 inlines comprehensions (PEP 709),
-so there the rule is silent.
+break inside a ``for`` or ``while`` loop makes Dynamo give up the whole frame ("graph break in loop": it
+runs the function eagerly, no graph at all; a break in a ``try`` keeps the graph before it). On Python
+3.11 and older a list, set or dict comprehension is a function of its own, so the eager frame calls it
+and Dynamo compiles that call as a new frame, handed the iterator of the loop as its argument. It cannot
+step a list iterator, a dict view's, a ``zip``, ``enumerate``, ``reversed`` or ``parameters()`` iterator
+("Missing tp_iternext", GB4347) and breaks at once, on the comprehension's line. A tuple's, a ``range``'s
+or a tensor's iterator it steps, and it never compiles a comprehension whose code names no ``torch`` (or
+numpy) module and holds no tensor or ``nn.Module`` (``has_tensor_in_frame``). Python 3.12 inlines
+comprehensions (PEP 709), so there the rule is silent.
 
 A post-pass (``reads_reports``): the frame-giving-up break is whatever another rule reports inside a
-loop or ``try`` on every path (``LintContext.skips_frame``). Its findings are never follow-ons of that
-break (``caused_by_eager_frame``): they happen because the frame runs eagerly.
+loop's body on every path through it (``LintContext.skips_frame``, within a ``for`` or ``while``). Its
+findings are never follow-ons of that break (``caused_by_eager_frame``): they happen because the frame
+runs eagerly.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def is_module_name(qualified: str | None) -> bool:
 class EagerFrameComprehension(Rule):
     code = "DYN112"
     name = "eager-frame-comprehension"
-    message = ("A graph break in a loop or `try` of `{function}` makes Dynamo run it eagerly; it then compiles "
+    message = ("A graph break in a loop of `{function}` makes Dynamo run it eagerly; it then compiles "
                "this comprehension on its own and breaks here at once (it cannot step the iterator it is handed)")
     help = "Fix the break in the loop, so that the function compiles whole, or write the comprehension as a `for` loop"
     gb_ids = ("GB4347",)
@@ -150,9 +151,9 @@ class EagerFrameComprehension(Rule):
         giving_up = [r for r in self.other_breaks(reports) if r.skips_frame and r.region is not None]
         if not giving_up:
             return
-        owned: dict[int, set[int]] = {}  # id of a function -> ids of its own nodes (no nested function's)
+        owned: dict[int, set[int]] = {}  # id of a function -> ids of the nodes in its own loops' bodies
         for comprehension, function in self._noted:
-            own = owned.setdefault(id(function), _own_nodes(function))
+            own = owned.setdefault(id(function), _in_own_loops(function))
             inside = {id(n) for n in descendants(comprehension)}
             triggers = [r for r in giving_up if id(r.node) in own and id(r.node) not in inside]
             if not triggers or any(id(r.node) in inside for r in self.other_breaks(reports)):
@@ -162,21 +163,29 @@ class EagerFrameComprehension(Rule):
 
 
 def _loops(node: Comprehension) -> list[cst.CompFor]:
-    loops, loop = [], node.for_in
+    """The comprehension's ``for`` clauses, outermost first."""
+    loops: list[cst.CompFor] = []
+    loop: cst.CompFor | None = node.for_in
     while loop is not None:
         loops.append(loop)
         loop = loop.inner_for_in
     return loops
 
 
-def _own_nodes(function: cst.FunctionDef) -> set[int]:
-    """The ids of ``function``'s nodes, less those of the functions, lambdas and classes nested in it."""
-    own: set[int] = set()
-    pending: list[cst.CSTNode] = list(children(function.body))
+def _in_own_loops(function: cst.FunctionDef) -> set[int]:
+    """The ids of the nodes in the bodies of ``function``'s ``for`` and ``while`` loops, less those of the
+    functions, lambdas and classes nested in it (frames of their own)."""
+    found: set[int] = set()
+    pending: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in children(function.body)]
     while pending:
-        current = pending.pop()
+        current, in_loop = pending.pop()
         if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        own.add(id(current))
-        pending.extend(children(current))
-    return own
+        if in_loop:
+            found.add(id(current))
+        if isinstance(current, (cst.For, cst.While)):
+            pending.append((current.body, True))
+            pending.extend((part, in_loop) for part in children(current) if part is not current.body)
+        else:
+            pending.extend((child, in_loop) for child in children(current))
+    return found
