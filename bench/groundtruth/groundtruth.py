@@ -1,6 +1,6 @@
 """Ground truth on real code: compile real models, record every graph break, score static dynalint.
 
-    python bench/groundtruth/groundtruth.py [--quick] [--models PATTERN,...] [--jobs 2] [--timeout 300]
+    python bench/groundtruth/groundtruth.py [--quick | --cover] [--models PATTERN,...] [--jobs 2] [--timeout 300]
                                             [--fresh] [--cached] [--out bench/groundtruth/summary.md]
                                             [--setup] [--sealed] [--compile-only]
 
@@ -12,7 +12,9 @@ process (``gt_static.py``) and the findings are scored against the union of the 
 (``gt_score.py``); the Markdown summary (``gt_report.py``) goes to stdout and to ``--out``.
 
 ``--models`` takes ``fnmatch`` patterns over ids such as ``timm/resnet18`` or ``torch_geometric/*``;
-``--quick`` is a ten-model subset; ``--cached`` scores only what the cache holds (runs nothing).
+``--quick`` is a ten-model subset; ``--cover`` the models of ``cover.txt`` (``gt_cover.py``), whose results
+hold every break site, traced line and entry point of the whole bench's, and so score the same;
+``--cached`` scores only what the cache holds (runs nothing).
 The summary scores the development half only; the sealed half (``sealed.toml``, ``gt_halves``) is
 scored with ``--sealed`` alone. ``--compile-only`` prints the break sites of both halves and scores
 nothing. ``--setup`` installs the libraries first (``gt_setup.py``); the driver runs itself in that
@@ -37,10 +39,15 @@ import gt_models  # noqa: E402
 import gt_setup  # noqa: E402
 
 
-def select(patterns: str | None, quick: bool) -> list[str]:
+def select(patterns: str | None, quick: bool, covering: bool = False) -> list[str]:
     everything = gt_models.catalog()
     if quick:
         everything = [m for m in everything if m in gt_models.QUICK]
+    if covering:
+        import gt_cover
+
+        kept = set(gt_cover.read())
+        everything = [m for m in everything if m in kept]
     if not patterns:
         return everything
     wanted = [p.strip() for p in patterns.split(",") if p.strip()]
@@ -62,6 +69,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", help="comma-separated fnmatch patterns over model ids")
     parser.add_argument("--quick", action="store_true", help="a ten-model subset")
+    parser.add_argument("--cover", action="store_true",
+                        help="only the models of cover.txt, which observe all that the whole bench does (gt_cover.py)")
     parser.add_argument("--jobs", type=int, default=2, help="models compiled at once (default 2)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per model (default 300)")
     parser.add_argument("--fresh", action="store_true", help="ignore cached model results")
@@ -84,7 +93,7 @@ def main() -> None:
     import gt_report
     import gt_runner
 
-    models = select(options.models, options.quick)
+    models = select(options.models, options.quick, options.cover)
     if not models:
         raise SystemExit("no model matches --models")
     started = time.perf_counter()
