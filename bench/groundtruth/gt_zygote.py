@@ -50,22 +50,19 @@ def preload(library: str) -> None:
 
 
 def warm_up_dynamo() -> None:
-    """Pay Dynamo's first-compile cost once, in the server, instead of in every child.
+    """Import Dynamo's modules once, in the server, instead of in every child.
 
-    ``import torch._dynamo`` and the first ``torch.compile`` call import and initialise most of Dynamo
-    (1.3 s here), which a forked child would otherwise pay again for each model: a julius model took 2.0 s
-    in a child of a cold server and 0.6 s in one of a warm server. The warm-up compiles a function of its
-    own with ``backend="eager"`` (no compiler threads or worker pools start, so forking stays safe), then
-    ``torch._dynamo.reset()`` forgets it, so each child starts from empty Dynamo caches, as a fresh process
-    would."""
-    import torch
-    import torch._dynamo
-
-    def warm_up(x: torch.Tensor) -> torch.Tensor:
-        return x.sin() + 1
-
-    torch.compile(warm_up, backend="eager")(torch.ones(2))
-    torch._dynamo.reset()
+    ``import torch._dynamo`` and the modules a first ``torch.compile`` call loads cost about 1.3 s here,
+    which a forked child would otherwise pay again for each model: a julius model took 2.0 s in a child of
+    a cold server, 1.1 s with these imports done before the fork. Nothing is compiled here: a throwaway
+    compile in the server (0.6 s a model) changed what Dynamo then did in the children for pyro (56 of its
+    76 models broke at ``distribution.py:26``, where a fresh process does not), so a child must start from
+    a Dynamo that has never compiled, as a fresh process does."""
+    import torch._dynamo.convert_frame  # noqa: F401
+    import torch._dynamo.symbolic_convert  # noqa: F401
+    import torch._dynamo.variables  # noqa: F401
+    import torch._subclasses.fake_tensor  # noqa: F401
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
 
 def run_forked(model_id: str, out: Path, timeout: float) -> dict[str, Any]:
