@@ -40,7 +40,7 @@ Comprehension = cst.ListComp | cst.SetComp | cst.DictComp
 TORCH_SUBMODULES = frozenset({
     "nn", "functional", "init", "utils", "parametrize", "parametrizations", "rnn", "fft", "linalg", "special",
     "distributed", "distributions", "autograd", "cuda", "optim", "jit", "sparse", "nested", "func", "amp",
-    "backends", "compiler", "fx", "random", "masked", "checkpoint", "data", "modules", "nn.functional",
+    "backends", "compiler", "fx", "random", "masked", "checkpoint", "data", "modules",
 })
 NUMPY = frozenset({"numpy", "numpy.linalg", "numpy.random", "numpy.fft"})
 # Iterables whose iterator Dynamo steps: a tuple's (``x.split(n)``, ``x.shape``), a range's.
