@@ -128,7 +128,7 @@ def render(results: dict[str, dict[str, Any]], command: str, half: str = "develo
     scored: dict[str, tuple[Score, gt_static.StaticResult]] = {}
     rows = ["| library | version | models ok / run | graphs | break events | break sites (in library) "
             "| data-dependent control flow | outside the library | declared compiled "
-            "| findings: judged / on untraced lines | recall | misses outside a region | precision |",
+            "| findings: judged / on untraced lines / guarded in line | recall | misses outside a region | precision |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for library, lib in sorted(libraries.items()):
         entries = [e for r in lib["models"].values() for e in r.get("entries", ())]
@@ -142,11 +142,11 @@ def render(results: dict[str, dict[str, Any]], command: str, half: str = "develo
         dependent = sum(site.data_dependent for site in lib["sites"].values())
         rows.append(f"| {library} | {version} | {statuses['ok']} / {len(lib['models'])} | {graphs} | {lib['events']} "
                     f"| {len(lib['sites'])} | {dependent} | {sum(lib['outside'].values())} | {len(static.declared)} "
-                    f"| {result.precision.total} / {result.unjudged} | {result.recall.shown()} "
+                    f"| {result.precision.total} / {result.unjudged} / {len(result.guarded)} | {result.recall.shown()} "
                     f"| {_unregioned(result, static)} | {result.precision.shown()} |")
     dependent_all = sum(s.data_dependent for lib in libraries.values() for s in lib["sites"].values())
     rows.append(f"| **all** | | {sum(len(l['models']) for l in libraries.values())} models | | | "
-                f"{total.recall.total} | {dependent_all} | | | {total.precision.total} / {total.unjudged} | {total.recall.shown()} "
+                f"{total.recall.total} | {dependent_all} | | | {total.precision.total} / {total.unjudged} / {len(total.guarded)} | {total.recall.shown()} "
                 f"| {sum(_unregioned(*pair) for pair in scored.values())} | {total.precision.shown()} |")
     out += [f"## Per library ({half} half)\n", *rows, ""]
     out += ["Recall: break sites with a finding on their line / break sites. Precision: findings on traced "
@@ -154,7 +154,9 @@ def render(results: dict[str, dict[str, Any]], command: str, half: str = "develo
             "raised under compile in a mode (what was observed before the error still counts). \"Declared "
             "compiled\": the library's entry points the models compiled, passed as `compiled` in the config. "
             "\"Misses outside a region\": missed sites in a function dynalint does not take for compiled "
-            "code (the call graph did not reach it), the others are in one.\n"]
+            "code (the call graph did not reach it), the others are in one. \"Guarded in line\": findings "
+            "behind a guard on their own line (`a and f()`, `if c: f()`), which a traced line neither confirms "
+            "nor refutes (`gt_line_guard.py`): left out of precision, listed at the end.\n"]
     out += _rules_table(total) + _gb_table(total, libraries) + _miss_categories(scored, libraries)
     out += _outside(libraries) + _failures(results) + _lists(scored)
     return "\n".join(out)
@@ -231,4 +233,9 @@ def _lists(scored: dict[str, tuple[Score, Any]]) -> list[str]:
     for library, (result, _) in sorted(scored.items()):
         rows.append(f"### {library}: {len(result.false_positives)} false positives\n")
         rows += [f"- {_finding_text(library, f)}" for f in result.false_positives] + [""]
+    rows.append("## Findings guarded in their line (traced, not judged)\n")
+    for library, (result, _) in sorted(scored.items()):
+        if result.guarded:
+            rows.append(f"### {library}: {len(result.guarded)} guarded findings, {result.guarded_on_sites} on a break site\n")
+            rows += [f"- {_finding_text(library, f)}" for f in result.guarded] + [""]
     return rows

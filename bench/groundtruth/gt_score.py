@@ -7,7 +7,9 @@ relative to the library's folder.
 
 - precision = findings on traced lines that are break sites / findings on traced lines. A finding
   covers the lines from its start to its end (as ``--verify`` judges it); findings on lines Dynamo
-  never traced are not judged (no model reached them) and are counted apart.
+  never traced are not judged (no model reached them) and are counted apart. So are findings behind a
+  guard written on their own line (``guarded``, see ``gt_line_guard.py``): a traced line does not say
+  whether they ran, so they count neither as true nor as false, and still cover break sites.
 - recall = break sites some finding covers / break sites.
 
 Both are also given per rule (precision, and the sites the rule covers) and per GB id (recall).
@@ -87,6 +89,7 @@ class StaticFinding:
     end_line: int
     message: str = ""
     confidence: str = "likely"
+    guarded: bool = False  # behind a guard on its own line: line tracing cannot judge it
 
     @property
     def lines(self) -> range:
@@ -118,6 +121,8 @@ class Score:
     misses: list[Site] = field(default_factory=list)
     false_positives: list[StaticFinding] = field(default_factory=list)
     unjudged: int = 0  # findings on lines no model traced
+    guarded: list[StaticFinding] = field(default_factory=list)  # traced, but behind a guard on their line
+    guarded_on_sites: int = 0  # of those, the ones on a break site (true, had they been judged)
 
     def merge(self, other: Score) -> None:
         for mine, theirs in ((self.recall, other.recall), (self.precision, other.precision)):
@@ -132,6 +137,8 @@ class Score:
         self.misses += other.misses
         self.false_positives += other.false_positives
         self.unjudged += other.unjudged
+        self.guarded += other.guarded
+        self.guarded_on_sites += other.guarded_on_sites
 
 
 def score(sites: Mapping[Location, Site], traced: set[Location], findings: Iterable[StaticFinding]) -> Score:
@@ -145,6 +152,10 @@ def score(sites: Mapping[Location, Site], traced: set[Location], findings: Itera
             covered[spot].add(finding.code)
         if not any(spot in traced or spot in sites for spot in spots):
             result.unjudged += 1
+            continue
+        if finding.guarded:
+            result.guarded.append(finding)
+            result.guarded_on_sites += bool(hit)
             continue
         result.precision.total += 1
         result.per_rule[finding.code].total += 1

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's dynalint
 
+from gt_line_guard import guarded_in_line  # noqa: E402
 from gt_score import StaticFinding  # noqa: E402
 
 from dynalint import checks  # noqa: E402
@@ -105,8 +106,10 @@ def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
                 out.calls[qualified] = [record[1] for record in function.calls]
     for finding in result.findings:
         path = Path(finding.filename).resolve().relative_to(folder.resolve()).as_posix()
+        guarded = guarded_in_line(finding.filename, finding.start.line, finding.start.column, finding.end.line,
+                                  finding.end.column)
         static = StaticFinding(finding.code, path, finding.start.line, finding.end.line, finding.message,
-                               finding.confidence.value)
+                               finding.confidence.value, guarded)
         rule = checks.lookup(finding.code)
         breaks = rule is not None and rule.hazard in BREAK_HAZARDS and not finding.code.startswith("DYN9")
         (out.findings if breaks else out.other).append(static)
