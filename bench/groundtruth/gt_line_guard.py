@@ -40,10 +40,11 @@ def _tree(path: str) -> tuple[ast.AST | None, tuple[str, ...]]:
 
 
 def _span(node: ast.AST) -> Span | None:
-    end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
-    if not hasattr(node, "lineno") or end_line is None or end_col is None:
-        return None
-    return node.lineno, node.col_offset, end_line, end_col
+    line, column = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+    end_line, end_column = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+    if line is None or column is None or end_line is None or end_column is None:
+        return None  # ``arguments``, ``comprehension``, a module: no position of their own
+    return line, column, end_line, end_column
 
 
 def _lines(node: ast.AST) -> set[int]:
