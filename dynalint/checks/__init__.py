@@ -14,6 +14,7 @@ from dynalint.checks.async_collective import AsyncCollective
 from dynalint.checks.autograd_call import AutogradCall
 from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
+from dynalint.checks.built_object_method import BuiltObjectMethod
 from dynalint.checks.class_statement import ClassStatement
 from dynalint.checks.comprehension_resume import ComprehensionResume
 from dynalint.checks.copy_call import CopyCall
@@ -95,6 +96,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RecurrentModuleCall,
     SparseTensor,
     ModuleConstruction,
+    BuiltObjectMethod,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -46,4 +46,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN505', 'recurrent-module-call', True, '>=2.4'),
     ('DYN506', 'sparse-tensor', True, '>=2.4'),
     ('DYN507', 'module-construction', True, '>=2.4'),
+    ('DYN508', 'built-object-method', True, '>=2.4'),
 )

@@ -209,16 +209,23 @@ class Stages:
 
         if pending:  # LibCST and the rules, only for a run with something to lint
             from dynalint.checks import ALL_RULES, classes
+            from dynalint.lint import callee_breaks
             from dynalint.lint.engine import lint_module
 
         def lint_one(index: int) -> list[Finding]:
+            """The file's findings, then those of the break rules that run only as the post-pass's inputs."""
             _, item, codes, _, _ = pending[index]
-            rules = classes(codes)
+            rules, inputs = classes(codes), callee_breaks.inputs(codes)
             deadline = failsafe.Deadline(config.max_file_seconds)
-            linted = failsafe.contain("lint", item.file.display, lambda: suppression.apply(overlaps.drop_superseded(
-                lint_module(item.text, item.file.display, item.summary, program, rules, deadline, every_rule=ALL_RULES),
-                rules,
-            ), item.text))
+
+            def lint_file() -> list[Finding]:
+                every = lint_module(item.text, item.file.display, item.summary, program, classes((*codes, *inputs)),
+                                    deadline, every_rule=ALL_RULES)
+                own = [f for f in every if f.code not in inputs]
+                return [*suppression.apply(overlaps.drop_superseded(own, rules), item.text),
+                        *(f for f in every if f.code in inputs)]
+
+            linted = failsafe.contain("lint", item.file.display, lint_file)
             return [linted] if isinstance(linted, Finding) else linted
 
         linted_all = parallel.run(
@@ -226,12 +233,37 @@ class Stages:
             lost=lambda index: [diagnostics.stage_crash(pending[index][1].file.display, "lint", _WORKER_DIED)],
             min_items=4, done=progress and (lambda done: progress(done, len(pending))),
         )
+        if pending:
+            linted_all = self._with_callee_breaks(program, pending, linted_all, found)
         for (slot, _, _, key, digest), linted in zip(pending, linted_all):
             if not any(f.code in TRANSIENT for f in linted):
                 store.store_findings(key, digest, linted)
                 ledger.answers[key] = ("digest", digest)
             found[slot] = linted
         return [finding for findings in found if findings for finding in findings]
+
+
+    @staticmethod
+    def _with_callee_breaks(program: Program, pending: Sequence[tuple[int, Summarized, tuple[str, ...], str, str]],
+                            linted_all: Sequence[list[Finding]], found: Sequence[list[Finding] | None]) -> list[list[Finding]]:
+        """Each freshly linted file's findings with the program post-pass's (``lint/callee_breaks.py``), which
+        reads every finding of this run, cached or fresh, and the input-only ones, which are then dropped."""
+        from dynalint.lint import callee_breaks
+
+        every = [f for findings in (*found, *linted_all) if findings for f in findings]
+        linted = [(item.file.display, item.summary, item.text, frozenset(codes)) for _, item, codes, _, _ in pending
+                  if not item.file.display.endswith(".ipynb")]
+        first = pending[0][1]
+        extra = failsafe.contain("lint", first.file.display, lambda: callee_breaks.findings(program, linted, every))
+        crash = [extra] if isinstance(extra, Finding) else []  # said once, on the first file: the pass is the run's
+        found_extra = {} if isinstance(extra, Finding) else extra
+        out = []
+        for index, ((_, item, codes, _, _), findings) in enumerate(zip(pending, linted_all)):
+            inputs = callee_breaks.inputs(codes)
+            own = [f for f in findings if f.code not in inputs]
+            out.append([*own, *suppression.apply(found_extra.get(item.file.display, []), item.text),
+                        *(crash if index == 0 else [])])
+        return out
 
 
 def prepare(source: files.SourceFile, text: str, module: str) -> ModuleSummary | Finding:

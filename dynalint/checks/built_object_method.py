@@ -1,0 +1,34 @@
+"""DYN508 ``built-object-method``: a method that breaks, called on an object built in the compiled code.
+
+Page: ``rules/DYN508-built-object-method.md``. Measured on torch 2.13: when compiled code builds an
+object (``solver = Solver(y0)``, a factory's result, ``SOLVERS[name](...)``; a plain class, a
+dataclass or an ``nn.Module``) and then calls a method of it that breaks anywhere inside, Dynamo
+cannot rebuild the new object to resume inside the method ("Reconstruction failure", GB0092). It
+breaks at the call as well, runs the method as a frame of its own, and the method's own break follows
+there. An object that came in from outside (an argument, ``self.solver`` built in ``__init__``) does
+not do this, nor a breaking ``__init__``, nor a function the new object is passed to.
+
+The pattern needs the callee's breaks, which other rules find in other functions and files, so this
+rule has no visitor: the lint stage's program post-pass (``lint/callee_breaks.py``) reports it at the
+call, after every file of the run is linted, when the method (or a function it calls) holds a finding
+of a break rule. It is ``likely`` when that finding is, or when the call reaches the method by
+dynamic dispatch.
+"""
+
+from __future__ import annotations
+
+from dynalint.lint.rule import Rule
+
+
+class BuiltObjectMethod(Rule):
+    code = "DYN508"
+    name = "built-object-method"
+    message = ("`{call}` runs `{method}`, which breaks the graph, on an object built in compiled code: "
+               "Dynamo cannot rebuild the object to resume inside it and breaks at this call too")
+    help = ("Build the object once outside the compiled code (in `__init__`) and reuse it, "
+            "or remove the break inside the method")
+    gb_ids = ("GB0092",)
+
+    # A post-pass, though not the engine's: it has no visitor and its ``after`` reads nothing. The flag makes
+    # the engine run every break rule when DYN508 is selected alone, whose findings the program post-pass reads.
+    reads_reports = True

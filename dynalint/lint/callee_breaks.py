@@ -1,0 +1,162 @@
+"""Lint stage, the program post-pass: breaks at a call that come from where the callee breaks, across files.
+
+Rules see one function at a time, so a break that depends on what a callee does, in another file, is
+found here, after every file of the run has been linted (``pipeline/stages.py`` calls ``findings``
+for the files it linted afresh, and caches what it returns with their own findings). The facts:
+
+- ``CalleeBreaks.may_break``: whether a function breaks when Dynamo inlines it. It does when one of
+  its lines holds a finding of a break rule, or when a function it calls (``Program.callees``, the
+  ones Dynamo traces) may break; ``likely`` when every break it rests on is.
+- DYN508 (``checks/built_object_method.py``), measured on torch 2.13: a method that breaks, called on
+  an object built in the compiled code itself (``solver = Solver(...)``, a factory's result, a
+  registry's class called), breaks a second time at the call. Dynamo cannot rebuild the new object to
+  resume inside the method ("Reconstruction failure", GB0092), so it breaks at the caller's line, runs
+  the method as a frame of its own, and runs the rest of the caller eagerly: after a certain finding,
+  later calls of the function are not reported.
+
+Only the findings of this run count: a callee in a file that was not linted is not known to break.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from dynalint.analysis import dispatch
+from dynalint.model.finding import Confidence, Finding, Position, Region
+
+if TYPE_CHECKING:
+    from dynalint.analysis.program import Program
+    from dynalint.analysis.summary import FunctionSummary, ModuleSummary
+    from dynalint.lint.rule import Rule
+
+_BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
+
+
+def inputs(codes: Sequence[str]) -> tuple[str, ...]:
+    """The break rules to run beside ``codes`` only for the post-pass to read: every one not selected, when
+    DYN508 is (``select = ["DYN508"]`` still sees the breaks inside methods); none otherwise."""
+    if "DYN508" not in codes:
+        return ()
+    from dynalint.checks import ALL_RULES
+
+    return tuple(rule.code for rule in ALL_RULES if rule.code not in codes and _breaks(rule.code))
+
+
+def _breaks(code: str) -> bool:
+    """Whether findings of ``code`` are graph breaks (not DYN9xx diagnostics, recompiles or stale values)."""
+    from dynalint.checks import lookup
+
+    rule = lookup(code)
+    return rule is not None and bool(rule.gb_ids) and rule.hazard in _BREAK_HAZARDS and not code.startswith("DYN9")
+
+
+class CalleeBreaks:
+    """Which functions of the program break when compiled code calls them, from a run's findings."""
+
+    def __init__(self, program: Program, modules: Mapping[str, ModuleSummary], findings: Iterable[Finding]) -> None:
+        """``modules``: each linted file's summary, by the display name its findings carry."""
+        self.program = program
+        spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        for display, module in modules.items():
+            for function in module.functions.values():
+                spans[display].append((function.start_line, function.end_line, module.qualify(function.qualname)))
+        self.own: dict[str, Confidence] = {}  # function -> how sure its surest break finding is
+        for finding in findings:
+            if finding.cell is not None or not _breaks(finding.code):
+                continue
+            holding = [(end - start, name) for start, end, name in spans.get(finding.filename, ())
+                       if start <= finding.start.line <= end]
+            if holding:
+                name = min(holding)[1]
+                if self.own.get(name) is not Confidence.CERTAIN:
+                    self.own[name] = finding.confidence
+        self._memo: dict[str, Confidence | None] = {}
+
+    def may_break(self, qualified: str) -> Confidence | None:
+        """``certain`` or ``likely`` when the function, or one it calls, holds a break; ``None`` when none is known."""
+        if qualified in self._memo:
+            return self._memo[qualified]
+        self._memo[qualified] = None  # a cycle adds nothing
+        found = self.own.get(qualified)
+        for _, callee in self.program.callees(qualified):
+            if found is Confidence.CERTAIN:
+                break
+            if callee.disabled or not self.program.is_traced(callee.function):
+                continue
+            inner = self.may_break(callee.function)
+            if inner is not None:
+                surest = inner if not callee.via else Confidence.LIKELY
+                found = Confidence.CERTAIN if Confidence.CERTAIN in (found, surest) else Confidence.LIKELY
+        self._memo[qualified] = found
+        return found
+
+
+def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str) -> bool:
+    """Whether the local ``name`` holds an object built in the function: a class of the tree called, a
+    factory that returns one, or an instance picked from a registry (``SOLVERS[method](...)``)."""
+    if name in ("self", "cls") or any(name == param for param, _ in function.params):
+        return False
+    written = function.local_types.get(name)
+    if written is not None and program.instance_class(module, written) is not None:
+        return True
+    return any(source.startswith(dispatch.INSTANCES) for source in function.local_sources.get(name, ()))
+
+
+def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, frozenset[str]]],
+             every_finding: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """The post-pass's findings for each file of ``linted`` (display name, summary, text, the codes on
+    there), given every finding of the run."""
+    from dynalint.checks.built_object_method import BuiltObjectMethod
+
+    wanted = [item for item in linted if BuiltObjectMethod.code in item[3]]
+    if not wanted:
+        return {}
+    breaks = CalleeBreaks(program, {display: module for display, module, _, _ in linted}, every_finding)
+    out: dict[str, list[Finding]] = {}
+    for display, module, text, _ in wanted:
+        lines = text.splitlines()
+        for function in module.functions.values():
+            qualified = module.qualify(function.qualname)
+            region = program.region_of(qualified)
+            if region is None:
+                continue
+            seen: set[tuple[int, str]] = set()
+            given_up = False  # a certain DYN508 before: Dynamo runs the rest of the function eagerly
+            for site, callee in sorted(program.callees(qualified), key=lambda pair: pair[0].line):
+                if given_up:
+                    break
+                receiver, dot, method = site.callee.partition(".")
+                if not dot or "." in method or (site.line, site.callee) in seen:
+                    continue
+                if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
+                    continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
+                if not built_in_frame(program, module, function, receiver):
+                    continue
+                breaking = breaks.may_break(callee.function)
+                if breaking is None:
+                    continue
+                seen.add((site.line, site.callee))
+                likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
+                given_up = not likely
+                out.setdefault(display, []).append(_finding(
+                    BuiltObjectMethod, display, lines, site.line, site.callee, f"{site.callee}()",
+                    program.display_name(callee.function), Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+    return out
+
+
+def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, shown: str, callee: str,
+             confidence: Confidence, region: Region) -> Finding:
+    """The finding at ``written`` on ``line`` (its first occurrence; the line's code when it is not there),
+    its message naming the call (``shown``: ``solver.integrate()``, a property's read as written)."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = text.find(written)
+    end = start + len(written)
+    if start < 0:
+        start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    return Finding(
+        code=rule.code, name=rule.name, message=rule.message.format(call=shown, method=callee),
+        filename=display, start=Position(line, start + 1), end=Position(line, end + 1), help=rule.help,
+        confidence=confidence, gb_ids=rule.gb_ids, region=region,
+    )
