@@ -168,6 +168,13 @@ BUILDER_MODULES: dict[str, str] = {
     "efficientnet_pytorch": "gt_efficientnet",
     "asteroid_filterbanks": "gt_asteroid_filterbanks",
     "torchrl": "gt_torchrl",
+    # Added to the seventh sealed half before any of it was scored (its first builders counted too few sites).
+    "ot": "gt_pot",
+    "torch_ppr": "gt_torch_ppr",
+    "ema_pytorch": "gt_ema",
+    "colt5_attention": "gt_colt5",
+    "mixture_of_experts": "gt_moe",
+    "product_key_memory": "gt_pkm",
 }
 
 

@@ -107,6 +107,12 @@ LIBRARIES: dict[str, str] = {
     "asteroid-filterbanks": "0.4.0",
     "torchrl": "0.14.1",
     "tensordict": "0.14.3",
+    "POT": "0.9.7.post1",  # added to the seventh sealed half before it was scored, from here to product-key-memory
+    "torch-ppr": "0.0.8",
+    "ema-pytorch": "0.8.3",
+    "CoLT5-attention": "0.11.2",
+    "mixture-of-experts": "0.2.3",
+    "product-key-memory": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
