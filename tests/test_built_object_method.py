@@ -76,7 +76,8 @@ MODEL = """\
             made = make(x)
             e = made.integrate(x)  # dynalint: ignore[DYN508]
             f = self.kept.integrate(x) + given.integrate(x) + solver.settled
-            return a + b + c + d + e + f
+            g = Solver(x).quiet(x) + Solver(x).integrate(x)
+            return a + b + c + d + e + f + g
 
 
     compiled = torch.compile(Model())
@@ -106,17 +107,20 @@ def test_calls_of_a_breaking_method_on_objects_built_in_the_frame(tmp_path: Path
     assert found(project(tmp_path)) == [
         ("model.py", 14, "DYN508", "likely"),  # Solver(x), then the method: its break (DYN102) is likely
         ("model.py", 18, "DYN508", "likely"),  # a registry's class called: reached by dispatch
+        ("model.py", 22, "DYN508", "likely"),  # a method of ``Solver(...)`` called at once
         ("solver.py", 12, "DYN102", "likely"),
-    ]  # not: the non-breaking method (15), the chained call (16: no local), the suppressed line (20),
-    # an attribute built in __init__, an argument, a property's getter (21)
+    ]  # not: the non-breaking method (15), a registry's instance's method called at once (16: not followed),
+    # the suppressed line (20), an attribute built in __init__, an argument, a property's getter (21)
 
 
 def test_the_message_names_the_call_and_the_method(tmp_path: Path) -> None:
     result = lint_paths([str(project(tmp_path))], load(None, tmp_path), use_cache=False)
-    [first, *_] = [f for f in result.findings if f.code == "DYN508"]
+    [first, _, chained] = [f for f in result.findings if f.code == "DYN508"]
     assert first.message.startswith("`solver.integrate()` runs `Solver.integrate`, which breaks the graph")
     assert first.gb_ids == ("GB0092",)
     assert (first.start.column, first.end.column) == (13, 29)  # ``solver.integrate`` on its line
+    assert chained.message.startswith("`Solver(...).integrate()` runs `Solver.integrate`")
+    assert (chained.start.column, chained.end.column) == (34, 53)  # ``Solver(x).integrate``
 
 
 def test_a_method_whose_break_is_certain_gives_a_certain_finding_and_hides_the_later_calls(tmp_path: Path) -> None:
@@ -136,7 +140,7 @@ def test_no_finding_once_the_method_no_longer_breaks_even_from_the_cache(tmp_pat
 
 def test_selected_alone_it_still_reads_the_breaks_of_the_other_rules(tmp_path: Path) -> None:
     assert found(project(tmp_path), select=("DYN508",)) == [
-        ("model.py", 14, "DYN508", "likely"), ("model.py", 18, "DYN508", "likely")]
+        ("model.py", 14, "DYN508", "likely"), ("model.py", 18, "DYN508", "likely"), ("model.py", 22, "DYN508", "likely")]
 
 
 def test_ignored_it_costs_the_other_rules_nothing(tmp_path: Path) -> None:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 NEW, REF, ITEM, NEW_ITEM, ARGUMENT = "new:", "ref:", "item:", "newitem:", "arg:"
 REGISTRY_CALL = "[]"  # suffix of a call site's callee: ``FUNCS[name](x)`` is recorded as ``FUNCS[]``
 INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is recorded as ``Helper()``
+# A method of a new instance, called at once: ``Helper(...).run(x)`` is recorded as ``Helper().run``.
+INSTANCE_METHOD = INSTANCE_CALL + "."
 INSTANCES = (NEW, NEW_ITEM)
 
 
@@ -180,14 +182,19 @@ def _registry_values(value: ast.Dict | ast.Call) -> list[str] | None:
 
 def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call,
                 callee: str | None) -> str | None:
-    """Record a method call's instance arguments; the callee to record for a registry call (``FUNCS[k](x)``)
-    or for a call of a new instance (``Helper(...)(x)``), if it is one."""
+    """Record a method call's instance arguments; the callee to record for a registry call (``FUNCS[k](x)``),
+    for a call of a new instance (``Helper(...)(x)``) or of its method (``Helper(...).run(x)``), if it is one."""
     if callee is None:
         registry = registry_of(call.func)
         if registry:
             return registry + REGISTRY_CALL
         constructed = dotted_name(call.func.func) if isinstance(call.func, ast.Call) else None
-        return constructed + INSTANCE_CALL if constructed else None
+        if constructed:
+            return constructed + INSTANCE_CALL
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
+            made = dotted_name(call.func.value.func)
+            return f"{made}{INSTANCE_METHOD}{call.func.attr}" if made else None
+        return None
     is_method = isinstance(call.func, ast.Attribute)
     arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
     arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]

@@ -482,6 +482,11 @@ class Program:
     def _targets(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
         if callee.endswith(dispatch.INSTANCE_CALL):  # ``Helper(...)(x)``: the new instance's ``__call__`` / ``forward``
             return self.instance_call(self.instance_class(module, callee[: -len(dispatch.INSTANCE_CALL)]))
+        if dispatch.INSTANCE_METHOD in callee:  # ``Helper(...).run(x)``: that method of the new instance
+            made, _, name = callee.rpartition(dispatch.INSTANCE_METHOD)
+            cls = self.instance_class(module, made)
+            found = self.method(cls, name) if cls else None
+            return [found] if found else []
         parts = callee.split(".")
         own_class = module.qualify(function.class_name) if function.class_name else None
         if parts[0] in ("self", "cls") and own_class and len(parts) in (2, 3):

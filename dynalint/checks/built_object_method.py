@@ -2,7 +2,8 @@
 
 Page: ``rules/DYN508-built-object-method.md``. Measured on torch 2.13: when compiled code builds an
 object (``solver = Solver(y0)``, a factory's result, ``SOLVERS[name](...)``; a plain class, a
-dataclass or an ``nn.Module``) and then calls a method of it that breaks anywhere inside, Dynamo
+dataclass or an ``nn.Module``) and then calls a method of it that breaks anywhere inside, or calls the
+method of a new object at once (``Solver(y0).integrate(t)``), Dynamo
 cannot rebuild the new object to resume inside the method ("Reconstruction failure", GB0092). It
 breaks at the call as well, runs the method as a frame of its own, and the method's own break follows
 there. An object that came in from outside (an argument, ``self.solver`` built in ``__init__``) does

@@ -94,9 +94,12 @@ class CalleeBreaks:
 
 
 def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str) -> bool:
-    """Whether the local ``name`` holds an object built in the function: a class of the tree called, a
-    factory that returns one, or an instance picked from a registry (``SOLVERS[method](...)``)."""
-    if name in ("self", "cls") or any(name == param for param, _ in function.params):
+    """Whether ``name`` (a local, or ``Helper()`` written as a call's receiver) holds an object built in the
+    function: a class of the tree called, a factory that returns one, or an instance picked from a
+    registry (``SOLVERS[method](...)``)."""
+    if name.endswith(dispatch.INSTANCE_CALL):
+        return program.instance_class(module, name[: -len(dispatch.INSTANCE_CALL)]) is not None
+    if "." in name or name in ("self", "cls") or any(name == param for param, _ in function.params):
         return False
     written = function.local_types.get(name)
     if written is not None and program.instance_class(module, written) is not None:
@@ -127,8 +130,8 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
             for site, callee in sorted(program.callees(qualified), key=lambda pair: pair[0].line):
                 if given_up:
                     break
-                receiver, dot, method = site.callee.partition(".")
-                if not dot or "." in method or (site.line, site.callee) in seen:
+                receiver, dot, _ = site.callee.rpartition(".")
+                if not dot or (site.line, site.callee) in seen:
                     continue
                 if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
                     continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
@@ -141,22 +144,43 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                 likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
                 given_up = not likely
                 out.setdefault(display, []).append(_finding(
-                    BuiltObjectMethod, display, lines, site.line, site.callee, f"{site.callee}()",
-                    program.display_name(callee.function), Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+                    BuiltObjectMethod, display, lines, site.line, site.callee, program.display_name(callee.function),
+                    Confidence.LIKELY if likely else Confidence.CERTAIN, region))
     return out
 
 
-def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, shown: str, callee: str,
+def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, callee: str,
              confidence: Confidence, region: Region) -> Finding:
-    """The finding at ``written`` on ``line`` (its first occurrence; the line's code when it is not there),
-    its message naming the call (``shown``: ``solver.integrate()``, a property's read as written)."""
+    """The finding at the call ``written`` (``solver.integrate``, ``Helper().run`` for ``Helper(...).run``) on
+    ``line``: its first occurrence there, else the line's code."""
     text = lines[line - 1] if 0 < line <= len(lines) else ""
-    start = text.find(written)
-    end = start + len(written)
-    if start < 0:
+    made, chained, name = written.partition(dispatch.INSTANCE_METHOD)
+    if chained:  # ``Helper(...).run``: from the class's name to the method's
+        start, end = _chained_call(text, made, name)
+        shown = f"{made}(...).{name}()"
+    else:
+        start = text.find(written)
+        end = start + len(written) if start >= 0 else -1
+        shown = f"{written}()"
+    if start < 0 or end < 0:
         start, end = len(text) - len(text.lstrip()), len(text.rstrip())
     return Finding(
         code=rule.code, name=rule.name, message=rule.message.format(call=shown, method=callee),
         filename=display, start=Position(line, start + 1), end=Position(line, end + 1), help=rule.help,
         confidence=confidence, gb_ids=rule.gb_ids, region=region,
     )
+
+
+def _chained_call(text: str, made: str, name: str) -> tuple[int, int]:
+    """Where ``made(...).name`` is written on the line: the columns of its start and of its end (0-based), or -1."""
+    start = text.find(made + "(")
+    while start >= 0:
+        depth, index = 0, start + len(made)
+        for index in range(start + len(made), len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                break
+        if text.startswith(f".{name}", index + 1):
+            return start, index + 2 + len(name)
+        start = text.find(made + "(", start + 1)
+    return -1, -1
