@@ -1,4 +1,4 @@
-"""DYN508: a method that breaks, called on an object built in compiled code (``lint/callee_breaks.py``).
+"""DYN508: a method that breaks, called on an object built in compiled code (``pipeline/callee_breaks.py``).
 
 Measured on torch 2.13 (``rules/DYN508-built-object-method.md`` holds the proven examples): Dynamo
 breaks at the call as well ("Reconstruction failure", GB0092) when the object was built in the
@@ -147,3 +147,32 @@ def test_ignored_it_costs_the_other_rules_nothing(tmp_path: Path) -> None:
     config = Config(ignore=("DYN508",))
     result = lint_paths([str(project(tmp_path))], config, use_cache=False)
     assert [(Path(f.filename).name, f.start.line, f.code) for f in result.findings] == [("solver.py", 12, "DYN102")]
+
+
+def test_a_local_that_may_hold_an_argument_is_not_taken_for_a_new_object(tmp_path: Path) -> None:
+    """``nx = Solver(x)`` on one path, ``nx = given`` on the other (POT's backends): the object may have
+    come in from outside, where the method resumes and no GB0092 follows."""
+    project(tmp_path)
+    (tmp_path / "model.py").write_text(textwrap.dedent("""\
+        import torch
+
+        from solver import Solver
+
+
+        @torch.compile
+        def step(x: torch.Tensor, given: Solver | None = None):
+            if given is None:
+                nx = Solver(x)
+            else:
+                nx = given
+            return nx.integrate(x)
+
+
+        @torch.compile
+        def rebound(x: torch.Tensor):
+            for made in (Solver(x), Solver(x + 1)):
+                x = made.integrate(x)
+            solver = Solver(x)
+            return solver.integrate(x)
+    """), encoding="utf-8")
+    assert [f for f in found(tmp_path) if f[2] == "DYN508"] == [("model.py", 20, "DYN508", "likely")]

@@ -10,7 +10,7 @@ there. An object that came in from outside (an argument, ``self.solver`` built i
 not do this, nor a breaking ``__init__``, nor a function the new object is passed to.
 
 The pattern needs the callee's breaks, which other rules find in other functions and files, so this
-rule has no visitor: the lint stage's program post-pass (``lint/callee_breaks.py``) reports it at the
+rule has no visitor: the lint stage's program post-pass (``pipeline/callee_breaks.py``) reports it at the
 call, after every file of the run is linted, when the method (or a function it calls) holds a finding
 of a break rule. It is ``likely`` when that finding is, or when the call reaches the method by
 dynamic dispatch.

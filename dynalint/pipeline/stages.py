@@ -209,7 +209,7 @@ class Stages:
 
         if pending:  # LibCST and the rules, only for a run with something to lint
             from dynalint.checks import ALL_RULES, classes
-            from dynalint.lint import callee_breaks
+            from dynalint.pipeline import callee_breaks
             from dynalint.lint.engine import lint_module
 
         def lint_one(index: int) -> list[Finding]:
@@ -246,9 +246,9 @@ class Stages:
     @staticmethod
     def _with_callee_breaks(program: Program, pending: Sequence[tuple[int, Summarized, tuple[str, ...], str, str]],
                             linted_all: Sequence[list[Finding]], found: Sequence[list[Finding] | None]) -> list[list[Finding]]:
-        """Each freshly linted file's findings with the program post-pass's (``lint/callee_breaks.py``), which
+        """Each freshly linted file's findings with the program post-pass's (``pipeline/callee_breaks.py``), which
         reads every finding of this run, cached or fresh, and the input-only ones, which are then dropped."""
-        from dynalint.lint import callee_breaks
+        from dynalint.pipeline import callee_breaks
 
         every = [f for findings in (*found, *linted_all) if findings for f in findings]
         linted = [(item.file.display, item.summary, item.text, frozenset(codes)) for _, item, codes, _, _ in pending

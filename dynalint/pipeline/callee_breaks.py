@@ -1,5 +1,7 @@
 """Lint stage, the program post-pass: breaks at a call that come from where the callee breaks, across files.
 
+It lives in ``pipeline/``, above ``checks/``, whose rules it reads (a wing imports only the wings below it).
+
 Rules see one function at a time, so a break that depends on what a callee does, in another file, is
 found here, after every file of the run has been linted (``pipeline/stages.py`` calls ``findings``
 for the files it linted afresh, and caches what it returns with their own findings). The facts:
@@ -20,7 +22,8 @@ Only the findings of this run count: a callee in a file that was not linted is n
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+import ast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from dynalint.analysis import dispatch
@@ -93,7 +96,44 @@ class CalleeBreaks:
         return found
 
 
-def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str) -> bool:
+def only_calls_bind(definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None,
+                    function: FunctionSummary, name: str) -> bool:
+    """Whether every assignment to the local ``name`` in ``function`` (its own body, not nested functions')
+    assigns a call's result. ``definitions``: the file's function definitions by their ``def`` line;
+    ``None`` when the file cannot be parsed (the summary's word stands)."""
+    node = definitions.get(function.lineno) if definitions is not None else None
+    return node is None or all(isinstance(value, ast.Call) for value in _values_bound(node, name))
+
+
+def _values_bound(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Iterator[ast.AST]:
+    """What each assignment to ``name`` in the function's own scope binds (a loop or ``with`` target: the statement)."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            yield node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            yield node.value if node.value is not None else node
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)) and any(
+                isinstance(n, ast.Name) and n.id == name for t in _targets_of(node) for n in ast.walk(t)):
+            yield node
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(n, ast.Name) and n.id == name for t in node.targets for n in ast.walk(t)):
+            yield node  # unpacked from a tuple: not a call's result alone
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _targets_of(node: ast.For | ast.AsyncFor | ast.With | ast.AsyncWith) -> list[ast.AST]:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target]
+    return [item.optional_vars for item in node.items if item.optional_vars is not None]
+
+
+def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str,
+                   definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None) -> bool:
     """Whether ``name`` (a local, or ``Helper()`` written as a call's receiver) holds an object built in the
     function: a class of the tree called, a factory that returns one, or an instance picked from a
     registry (``SOLVERS[method](...)``)."""
@@ -101,6 +141,8 @@ def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSu
         return program.instance_class(module, name[: -len(dispatch.INSTANCE_CALL)]) is not None
     if "." in name or name in ("self", "cls") or any(name == param for param, _ in function.params):
         return False
+    if not only_calls_bind(definitions, function, name):
+        return False  # ``nx = NumpyBackend()`` on one path, ``nx = backend`` on another: maybe not new
     written = function.local_types.get(name)
     if written is not None and program.instance_class(module, written) is not None:
         return True
@@ -120,6 +162,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     out: dict[str, list[Finding]] = {}
     for display, module, text, _ in wanted:
         lines = text.splitlines()
+        parsed: list[dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None] = []  # once, when first needed
         for function in module.functions.values():
             qualified = module.qualify(function.qualname)
             region = program.region_of(qualified)
@@ -135,10 +178,12 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                     continue
                 if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
                     continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
-                if not built_in_frame(program, module, function, receiver):
-                    continue
                 breaking = breaks.may_break(callee.function)
                 if breaking is None:
+                    continue
+                if not parsed:
+                    parsed.append(_definitions(text))
+                if not built_in_frame(program, module, function, receiver, parsed[0]):
                     continue
                 seen.add((site.line, site.callee))
                 likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
@@ -147,6 +192,15 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                     BuiltObjectMethod, display, lines, site.line, site.callee, program.display_name(callee.function),
                     Confidence.LIKELY if likely else Confidence.CERTAIN, region))
     return out
+
+
+def _definitions(text: str) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The file's function definitions by their ``def`` line, or ``None`` when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    return {node.lineno: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, callee: str,
