@@ -113,6 +113,11 @@ LIBRARIES: dict[str, str] = {
     "CoLT5-attention": "0.11.2",
     "mixture-of-experts": "0.2.3",
     "product-key-memory": "0.3.0",
+    "opacus": "1.6.0",  # the eighth sealed half, from here to laplace-torch
+    "sb3-contrib": "2.9.2",
+    "FrEIA": "0.2",
+    "kymatio": "0.3.0",
+    "laplace-torch": "0.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
