@@ -176,3 +176,14 @@ def test_a_local_that_may_hold_an_argument_is_not_taken_for_a_new_object(tmp_pat
             return solver.integrate(x)
     """), encoding="utf-8")
     assert [f for f in found(tmp_path) if f[2] == "DYN508"] == [("model.py", 20, "DYN508", "likely")]
+
+
+def test_an_object_whose_constructor_surely_breaks_is_built_eagerly_and_its_method_resumes(tmp_path: Path) -> None:
+    """Measured: ``Task(x).run(x)`` and ``task = Task(x); task.run(x)`` where ``Task.__init__`` prints (or
+    reads ``.item()``): the ``__init__``'s break and the method's own, no GB0092 (whisper's
+    ``DecodingTask(model, options).run(mel)``). Only a certain break in ``__init__`` counts: a likely
+    one may not happen, and the object may then be new."""
+    project(tmp_path, SOLVER.replace("self.y0 = y0", "self.y0 = y0\n            print('building')"))
+    assert [f for f in found(tmp_path) if f[2] == "DYN508"] == []
+    likely = SOLVER.replace("self.y0 = y0", "self.y0 = y0\n            self.n = int(y0.sum().item())")
+    assert ("model.py", 14, "DYN508", "likely") in found(project(tmp_path, likely))

@@ -587,7 +587,7 @@ class Program:
         elif len(parts) == 2 and parts[0] in function.local_sources:
             # ``solver = SOLVERS[method](...)`` then ``solver.integrate(t)``: that method of each class the
             # registry holds (found through the classes' bases).
-            classes = [cls for source in function.local_sources[parts[0]] for cls in self._instances(module, source)]
+            classes = [cls for source in function.local_sources[parts[0]] for cls in self.instances(module, source)]
             return self._methods_of(classes, parts[1])
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
@@ -647,7 +647,7 @@ class Program:
         return any(self.canonical(base) in AUTOGRAD_FUNCTION_BASES for current in self.mro(class_qualified)
                    for base in self.classes[current].definition.bases)
 
-    def _instances(self, module: ModuleSummary, source: str) -> list[str]:
+    def instances(self, module: ModuleSummary, source: str) -> list[str]:
         """The classes an instance from ``source`` may be: ``new:X``, or ``newitem:D`` (a class the registry
         ``D`` holds, called)."""
         kind, _, written = source.partition(":")

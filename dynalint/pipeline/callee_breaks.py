@@ -133,20 +133,37 @@ def _targets_of(node: ast.For | ast.AsyncFor | ast.With | ast.AsyncWith) -> list
 
 
 def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str,
-                   definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None) -> bool:
+                   definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
+                   breaks: CalleeBreaks | None = None) -> bool:
     """Whether ``name`` (a local, or ``Helper()`` written as a call's receiver) holds an object built in the
     function: a class of the tree called, a factory that returns one, or an instance picked from a
-    registry (``SOLVERS[method](...)``)."""
+    registry (``SOLVERS[method](...)``). Not one whose ``__init__`` is certain to break (``breaks``): the
+    object is then built eagerly, and its method resumes as an argument's would (measured)."""
     if name.endswith(dispatch.INSTANCE_CALL):
-        return program.instance_class(module, name[: -len(dispatch.INSTANCE_CALL)]) is not None
+        return _new_instance(program, module, name[: -len(dispatch.INSTANCE_CALL)], breaks)
     if "." in name or name in ("self", "cls") or any(name == param for param, _ in function.params):
         return False
     if not only_calls_bind(definitions, function, name):
         return False  # ``nx = NumpyBackend()`` on one path, ``nx = backend`` on another: maybe not new
     written = function.local_types.get(name)
     if written is not None and program.instance_class(module, written) is not None:
-        return True
-    return any(source.startswith(dispatch.INSTANCES) for source in function.local_sources.get(name, ()))
+        return _new_instance(program, module, written, breaks)
+    sources = [source for source in function.local_sources.get(name, ()) if source.startswith(dispatch.INSTANCES)]
+    classes = [cls for source in sources for cls in program.instances(module, source)]
+    return bool(sources) and all(_builds_traced(program, cls, breaks) for cls in classes)
+
+
+def _builds_traced(program: Program, cls: str, breaks: CalleeBreaks | None) -> bool:
+    """Whether building ``cls`` stays in the graph: its ``__init__`` (if it has one of the tree) is not
+    certain to break (a likely break there is too weak to take the object for one built eagerly)."""
+    init = program.method(cls, "__init__")
+    return init is None or breaks is None or breaks.may_break(init) is not Confidence.CERTAIN
+
+
+def _new_instance(program: Program, module: ModuleSummary, written: str, breaks: CalleeBreaks | None) -> bool:
+    """Whether ``written(...)`` builds an instance of a class of the tree whose ``__init__`` does not break."""
+    cls = program.instance_class(module, written)
+    return cls is not None and _builds_traced(program, cls, breaks)
 
 
 def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, frozenset[str]]],
@@ -183,7 +200,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                     continue
                 if not parsed:
                     parsed.append(_definitions(text))
-                if not built_in_frame(program, module, function, receiver, parsed[0]):
+                if not built_in_frame(program, module, function, receiver, parsed[0], breaks):
                     continue
                 seen.add((site.line, site.callee))
                 likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
