@@ -1,13 +1,14 @@
 """DYN508 ``built-object-method``: a method that breaks, called on an object built in the compiled code.
 
 Page: ``rules/DYN508-built-object-method.md``. Measured on torch 2.13: when compiled code builds an
-object (``solver = Solver(y0)``, a factory's result, ``SOLVERS[name](...)``; a plain class, a
-dataclass or an ``nn.Module``) and then calls a method of it that breaks anywhere inside, or calls the
-method of a new object at once (``Solver(y0).integrate(t)``), Dynamo
-cannot rebuild the new object to resume inside the method ("Reconstruction failure", GB0092). It
-breaks at the call as well, runs the method as a frame of its own, and the method's own break follows
-there. An object that came in from outside (an argument, ``self.solver`` built in ``__init__``) does
-not do this, nor a breaking ``__init__``, nor a function the new object is passed to.
+object (``solver = Solver(y0)``, a factory's result, ``SOLVERS[name](...)``, or ``Solver(y0).integrate(t)``
+at once; a plain class, a dataclass or an ``nn.Module``) and calls a method of it that breaks anywhere
+inside, Dynamo cannot rebuild the new object to resume inside the method ("Reconstruction failure",
+GB0092). It breaks at the call as well, runs the method as a frame of its own (where the method's own
+break follows) and the rest of the caller eagerly. Not for an object that came in from outside (an
+argument, ``self.solver`` built in ``__init__``), a property's getter, a breaking ``__init__``, a
+function the new object is passed to, nor an object whose ``__init__`` surely breaks (it is built
+eagerly, and its methods resume).
 
 The pattern needs the callee's breaks, which other rules find in other functions and files, so this
 rule has no visitor: the lint stage's program post-pass (``pipeline/callee_breaks.py``) reports it at the
