@@ -30,7 +30,7 @@ from gt_score import StaticFinding  # noqa: E402
 from dynalint import checks  # noqa: E402
 from dynalint.api import lint_paths  # noqa: E402
 from dynalint.project.config import ConfigError, parse  # noqa: E402
-from dynalint.verify.verdicts import BREAK_HAZARDS  # noqa: E402
+from dynalint.lint.rule import BREAK_HAZARDS  # noqa: E402
 
 SOURCES = Path.home() / ".cache" / "dynalint-bench" / "src"
 

@@ -121,7 +121,7 @@ def match_static(census: dict[str, Any], project: Project, extra_files: Sequence
     from dynalint.pipeline import Pipeline
     from dynalint.project import config as config_module
     from dynalint.project.config_tree import ConfigTree
-    from dynalint.verify.verdicts import BREAK_HAZARDS
+    from dynalint.lint.rule import BREAK_HAZARDS
 
     located = [(_location(site, project.root), detail) for entry in census["functions"].values()
                for site, detail in entry.get("sites", {}).items()]

@@ -24,6 +24,10 @@ from dynalint.model.selection import DOCS_URL
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
 
+# The ``Rule.hazard`` kinds that are graph breaks (on every rank, or on some): what a break proves
+# (``--verify``) and what the program post-pass reads as a callee breaking (``pipeline/callee_breaks.py``).
+BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
+
 
 @dataclass(frozen=True)
 class Report:

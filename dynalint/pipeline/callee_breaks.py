@@ -21,8 +21,8 @@ Only the findings of this run count: a callee in a file that was not linted is n
 
 from __future__ import annotations
 
-from collections import defaultdict
 import ast
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -34,25 +34,25 @@ if TYPE_CHECKING:
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
     from dynalint.lint.rule import Rule
 
-_BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
-
-
 def inputs(codes: Sequence[str]) -> tuple[str, ...]:
     """The break rules to run beside ``codes`` only for the post-pass to read: every one not selected, when
     DYN508 is (``select = ["DYN508"]`` still sees the breaks inside methods); none otherwise."""
-    if "DYN508" not in codes:
-        return ()
     from dynalint.checks import ALL_RULES
+    from dynalint.checks.built_object_method import BuiltObjectMethod
 
+    if BuiltObjectMethod.code not in codes:
+        return ()
     return tuple(rule.code for rule in ALL_RULES if rule.code not in codes and _breaks(rule.code))
 
 
 def _breaks(code: str) -> bool:
-    """Whether findings of ``code`` are graph breaks (not DYN9xx diagnostics, recompiles or stale values)."""
+    """Whether findings of ``code`` are graph breaks (not DYN9xx diagnostics, which name no rule, recompiles or
+    stale values)."""
     from dynalint.checks import lookup
+    from dynalint.lint.rule import BREAK_HAZARDS
 
     rule = lookup(code)
-    return rule is not None and bool(rule.gb_ids) and rule.hazard in _BREAK_HAZARDS and not code.startswith("DYN9")
+    return rule is not None and bool(rule.gb_ids) and rule.hazard in BREAK_HAZARDS
 
 
 class CalleeBreaks:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from dynalint import checks
+from dynalint.lint.rule import BREAK_HAZARDS
 from dynalint.model import diagnostics
 from dynalint.model.finding import Finding, Position, Region
 from dynalint.verify import plan
@@ -31,8 +32,6 @@ from dynalint.verify.plan import builders, traced_within
 from dynalint.verify.protocol import Job, JobResult, ObservedBreak, Verdict
 
 CONFIRMED, REFUTED, NOT_REACHED, UNVERIFIABLE = "confirmed", "refuted", "not reached", "unverifiable"
-# The rules' ``hazard`` kinds that are graph breaks (on every rank, or on some): the ones a break proves.
-BREAK_HAZARDS = frozenset({"break", "rank-divergence"})
 # What Dynamo logs at the line where user code raised: the check's jump, or the exception itself.
 RAISE_RECORDS = frozenset({"GB0170", "GB0088"})
 NOTEBOOK = "--verify does not run notebooks: move the code to a module to verify it"
