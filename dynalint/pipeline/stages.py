@@ -22,9 +22,10 @@ from dynalint.lint import failsafe, overlaps, parallel, suppression
 from dynalint.model import diagnostics
 from dynalint.model.finding import Confidence, Finding, Region
 from dynalint.output.progress import Report
+from dynalint.pipeline import callee_breaks
 from dynalint.pipeline.result import LintResult
 from dynalint.pipeline.selection import rules_for, shown
-from dynalint.project import files, newer_syntax
+from dynalint.project import files, newer_syntax, notebook
 from dynalint.project.config import Config
 
 # Findings that say a run was cut short or went wrong: never cached, the next run tries again.
@@ -209,7 +210,6 @@ class Stages:
 
         if pending:  # LibCST and the rules, only for a run with something to lint
             from dynalint.checks import ALL_RULES, classes
-            from dynalint.pipeline import callee_breaks
             from dynalint.lint.engine import lint_module
 
         def lint_one(index: int) -> list[Finding]:
@@ -242,17 +242,14 @@ class Stages:
             found[slot] = linted
         return [finding for findings in found if findings for finding in findings]
 
-
     @staticmethod
     def _with_callee_breaks(program: Program, pending: Sequence[tuple[int, Summarized, tuple[str, ...], str, str]],
                             linted_all: Sequence[list[Finding]], found: Sequence[list[Finding] | None]) -> list[list[Finding]]:
         """Each freshly linted file's findings with the program post-pass's (``pipeline/callee_breaks.py``), which
         reads every finding of this run, cached or fresh, and the input-only ones, which are then dropped."""
-        from dynalint.pipeline import callee_breaks
-
         every = [f for findings in (*found, *linted_all) if findings for f in findings]
         linted = [(item.file.display, item.summary, item.text, frozenset(codes)) for _, item, codes, _, _ in pending
-                  if not item.file.display.endswith(".ipynb")]
+                  if not notebook.is_notebook(item.file.display)]
         first = pending[0][1]
         extra = failsafe.contain("lint", first.file.display, lambda: callee_breaks.findings(program, linted, every))
         crash = [extra] if isinstance(extra, Finding) else []  # said once, on the first file: the pass is the run's
