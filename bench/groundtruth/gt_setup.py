@@ -118,6 +118,11 @@ LIBRARIES: dict[str, str] = {
     "FrEIA": "0.2",
     "kymatio": "0.3.0",
     "laplace-torch": "0.3",
+    "linear_operator": "0.6.1",  # added to the eighth sealed half before it was scored, from here to torch-kmeans
+    "tensorly": "0.10.0",
+    "ptwt": "1.0.1",
+    "pytorch-minimize": "0.1.0",
+    "torch-kmeans": "0.2.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
