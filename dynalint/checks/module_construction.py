@@ -6,7 +6,8 @@ breaks anywhere (``print``, ``.item()``, ``nn.Parameter(...)``), torch 2.13 also
 ``super().__init__()`` call, before or after the break ("Uninitialized nn.Module", GB0119, measured): the
 module is half built when the graph is cut. This rule is a post-pass (``reads_reports``) over the
 ``__init__``'s break reports: it adds the ``super().__init__()`` line, where the other break has its own
-finding.
+finding. Its second cause, a module built where Dynamo gave the function up and runs it eagerly, needs
+the breaks of other files: the program post-pass reports it (``pipeline/callee_breaks.py``).
 """
 
 from __future__ import annotations

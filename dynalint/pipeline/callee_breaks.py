@@ -15,6 +15,12 @@ for the files it linted afresh, and caches what it returns with their own findin
   resume inside the method ("Reconstruction failure", GB0092), so it breaks at the caller's line, runs
   the method as a frame of its own, and runs the rest of the caller eagerly: after a certain finding,
   later calls of the function are not reported.
+- DYN507's second cause (``checks/module_construction.py``), measured on torch 2.13: the caller Dynamo
+  gave up runs eagerly from its last resumable point (its start, or the break before), and each
+  ``nn.Module`` it builds there has its ``__init__`` compiled as a frame of its own, on a module not yet
+  initialized: "Uninitialized nn.Module" (GB0119) at the ``super().__init__()`` call of every class of
+  the chain. Those lines are in the classes' files: the finding is cached with the caller's, whose import
+  closure covers them, and is reported only when that file is part of the run.
 
 Only the findings of this run count: a callee in a file that was not linted is not known to break.
 """
@@ -23,10 +29,12 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from dynalint.analysis import dispatch
+from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
 if TYPE_CHECKING:
@@ -36,13 +44,20 @@ if TYPE_CHECKING:
 
 def inputs(codes: Sequence[str]) -> tuple[str, ...]:
     """The break rules to run beside ``codes`` only for the post-pass to read: every one not selected, when
-    DYN508 is (``select = ["DYN508"]`` still sees the breaks inside methods); none otherwise."""
+    DYN508 or DYN507 is (``select = ["DYN508"]`` still sees the breaks inside methods); none otherwise."""
     from dynalint.checks import ALL_RULES
-    from dynalint.checks.built_object_method import BuiltObjectMethod
 
-    if BuiltObjectMethod.code not in codes:
+    if not set(_post_pass_codes()) & set(codes):
         return ()
     return tuple(rule.code for rule in ALL_RULES if rule.code not in codes and _breaks(rule.code))
+
+
+def _post_pass_codes() -> tuple[str, str]:
+    """The rules whose findings (some of them, for DYN507) come from this pass: DYN507 and DYN508."""
+    from dynalint.checks.built_object_method import BuiltObjectMethod
+    from dynalint.checks.module_construction import ModuleConstruction
+
+    return ModuleConstruction.code, BuiltObjectMethod.code
 
 
 def _breaks(code: str) -> bool:
@@ -66,6 +81,7 @@ class CalleeBreaks:
             for function in module.functions.values():
                 spans[display].append((function.start_line, function.end_line, module.qualify(function.qualname)))
         self.own: dict[str, Confidence] = {}  # function -> how sure its surest break finding is
+        self.certain_lines: dict[str, list[int]] = defaultdict(list)  # function -> lines of its certain breaks
         for finding in findings:
             if finding.cell is not None or not _breaks(finding.code):
                 continue
@@ -73,6 +89,8 @@ class CalleeBreaks:
                        if start <= finding.start.line <= end]
             if holding:
                 name = min(holding)[1]
+                if finding.confidence is Confidence.CERTAIN:
+                    self.certain_lines[name].append(finding.start.line)
                 if self.own.get(name) is not Confidence.CERTAIN:
                     self.own[name] = finding.confidence
         self._memo: dict[str, Confidence | None] = {}
@@ -167,17 +185,20 @@ def _new_instance(program: Program, module: ModuleSummary, written: str, breaks:
 
 
 def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, frozenset[str]]],
-             every_finding: Iterable[Finding]) -> dict[str, list[Finding]]:
+             every_finding: Iterable[Finding], run_files: Mapping[str, str] | None = None) -> dict[str, list[Finding]]:
     """The post-pass's findings for each file of ``linted`` (display name, summary, text, the codes on
-    there), given every finding of the run."""
+    there), given every finding of the run. ``run_files``: module name -> display name of every file the
+    run reports on; a DYN507 finding in another file than its caller's is kept only when that file is one
+    (it is still listed under the caller, whose cache entry holds it)."""
     from dynalint.checks.built_object_method import BuiltObjectMethod
+    from dynalint.checks.module_construction import ModuleConstruction
 
-    wanted = [item for item in linted if BuiltObjectMethod.code in item[3]]
+    wanted = [item for item in linted if set(_post_pass_codes()) & item[3]]
     if not wanted:
         return {}
     breaks = CalleeBreaks(program, {display: module for display, module, _, _ in linted}, every_finding)
     out: dict[str, list[Finding]] = {}
-    for display, module, text, _ in wanted:
+    for display, module, text, codes in wanted:
         lines = text.splitlines()
         parsed: list[dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None] = []  # once, when first needed
         for function in module.functions.values():
@@ -186,10 +207,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
             if region is None:
                 continue
             seen: set[tuple[int, str]] = set()
-            given_up = False  # a certain DYN508 before: Dynamo runs the rest of the function eagerly
             for site, callee in sorted(program.callees(qualified), key=lambda pair: pair[0].line):
-                if given_up:
-                    break
                 receiver, dot, _ = site.callee.rpartition(".")
                 if not dot or (site.line, site.callee) in seen:
                     continue
@@ -204,11 +222,111 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                     continue
                 seen.add((site.line, site.callee))
                 likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
-                given_up = not likely
-                out.setdefault(display, []).append(_finding(
-                    BuiltObjectMethod, display, lines, site.line, site.callee, program.display_name(callee.function),
-                    Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+                if BuiltObjectMethod.code in codes:
+                    out.setdefault(display, []).append(_finding(
+                        BuiltObjectMethod, display, lines, site.line, site.callee,
+                        program.display_name(callee.function), Confidence.LIKELY if likely else Confidence.CERTAIN,
+                        region))
+                if not likely:  # Dynamo gives the function up here: the rest of it runs eagerly
+                    if ModuleConstruction.code in codes and run_files is not None:
+                        out.setdefault(display, []).extend(eager_constructions(
+                            program, module, function, site.line, breaks, run_files, region))
+                    break
     return out
+
+
+def eager_constructions(program: Program, module: ModuleSummary, function: FunctionSummary, given_up: int,
+                        breaks: CalleeBreaks, run_files: Mapping[str, str], region: Region) -> list[Finding]:
+    """DYN507 at the ``super().__init__()`` calls of the ``nn.Module`` classes that ``function`` builds
+    eagerly, Dynamo having given it up at line ``given_up``: from its last certain break before that line
+    (where the graph before it was kept), or its start, to its end."""
+    from dynalint.checks.module_construction import ModuleConstruction
+
+    qualified = module.qualify(function.qualname)
+    resumed = max((line for line in breaks.certain_lines.get(qualified, ()) if line < given_up),
+                  default=function.start_line)
+    built: dict[str, int] = {}  # class -> the line it is first built on
+    for record in function.calls:
+        site = CallSite(*record)
+        if site.line <= resumed:
+            continue
+        if site.callee.endswith("[]"):  # ``METHODS[name](...)``: a registry's class called
+            classes = program.instances(module, dispatch.NEW_ITEM + site.callee[:-2])
+        else:
+            made = program.instance_class(module, site.callee)
+            classes = [made] if made else []
+        for cls in classes:
+            if program.is_module_class(cls):
+                built.setdefault(cls, site.line)
+    out: list[Finding] = []
+    caller = f"`{function.qualname}` ({Path(module.path).name})"
+    for cls, line in built.items():
+        for init_module, init_line in _super_inits(program, cls):
+            display = run_files.get(init_module.module)
+            if display is None:
+                continue
+            start, end = _statement_columns(init_module.path, init_line)
+            name = program.classes[cls][1].qualname
+            message = (f"`{name}` is built on line {line} of {caller}, which Dynamo gives up on line {given_up} and "
+                       f"runs eagerly: its `__init__` becomes a frame of its own, where the module is not yet "
+                       f"initialized, and `super().__init__()` breaks")
+            out.append(Finding(
+                code=ModuleConstruction.code, name=ModuleConstruction.name, message=message, filename=display,
+                start=Position(init_line, start), end=Position(init_line, end), help=ModuleConstruction.help,
+                confidence=Confidence.LIKELY, gb_ids=ModuleConstruction.gb_ids, region=region,
+            ))
+    return out
+
+
+def _statement_columns(path: str, line: int) -> tuple[int, int]:
+    """The 1-based columns of ``super(...).__init__`` on ``line`` of the file at ``path`` (the line's code when
+    it is written otherwise, or the file cannot be read)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = next((row for number, row in enumerate(handle, 1) if number == line), "")
+    except OSError:
+        return 1, 1
+    start = text.find("super(")
+    end = text.find(".__init__", start) if start >= 0 else -1
+    if start < 0 or end < 0:
+        start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    else:
+        end += len(".__init__")
+    return start + 1, end + 1
+
+
+def _super_inits(program: Program, cls: str) -> Iterator[tuple[ModuleSummary, int]]:
+    """The ``super().__init__()`` calls of the ``__init__``s along the class's MRO in the tree: each class's
+    own ``__init__`` that calls it (a chain of them breaks at each one, innermost first)."""
+    for current in program.mro(cls):
+        owner, summary = program.classes[current]
+        init = program.functions.get(owner.qualify(f"{summary.qualname}.__init__"))
+        if init is None:
+            continue
+        _, function = init
+        for record in function.calls:
+            if record[1] == "super().__init__":
+                yield owner, record[0]
+                break
+        else:
+            return  # an ``__init__`` that does not call its base's: the chain stops here
+
+
+def reported(findings: Iterable[Finding], displays: Collection[str]) -> list[Finding]:
+    """A run's findings as reported: a post-pass finding in a file that is not one of the run's (``displays``) left
+    out, and its repeats too (a class's ``super().__init__()`` comes with each caller that builds it eagerly, and
+    may match the file's own DYN507)."""
+    codes = _post_pass_codes()
+    seen: set[tuple[str, str, int, int]] = set()
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.code in codes:
+            key = (finding.code, finding.filename, finding.start.line, finding.start.column)
+            if key in seen or finding.filename not in displays:
+                continue
+            seen.add(key)
+        kept.append(finding)
+    return kept
 
 
 def _definitions(text: str) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from dynalint.incremental import cache, snapshot
 from dynalint.model.finding import Finding
 from dynalint.output.progress import Report
+from dynalint.pipeline import callee_breaks
 from dynalint.pipeline.result import STDIN, LintResult, merged
 from dynalint.pipeline.selection import selected, shown
 from dynalint.pipeline.stages import Inputs, Stages
@@ -174,8 +175,8 @@ class Pipeline:
         answered = (None if self.options.program_needed or self.options.texts
                     else snapshot.answer(store, key, members, named))
         if answered is not None:
-            return LintResult(sorted(shown(answered, config), key=lambda f: f.sort_key),
-                              len(inputs))
+            reported = callee_breaks.reported(answered, {source.display for source, _ in inputs})
+            return LintResult(sorted(shown(reported, config), key=lambda f: f.sort_key), len(inputs))
         ledger = snapshot.Ledger()
         result = Stages(config, store, self.options.jobs, self.progress, ledger).lint_all(inputs, context)
         if not self.options.texts:  # the snapshot stands for the files on disk, not for edited texts

@@ -13,6 +13,7 @@ import ast
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from dynalint.analysis.program import Program, link
 from dynalint.analysis.summarize import summarize
@@ -234,33 +235,57 @@ class Stages:
             min_items=4, done=progress and (lambda done: progress(done, len(pending))),
         )
         if pending:
-            linted_all = self._with_callee_breaks(program, pending, linted_all, found)
+            requested = [item for item in parsed if item.requested]
+            run_files = {item.summary.module: item.file.display for item in requested}
+            paths = {item.file.display: item.file.path for item in requested}
+            linted_all = self._with_callee_breaks(program, pending, linted_all, found, run_files, paths)
         for (slot, _, _, key, digest), linted in zip(pending, linted_all):
             if not any(f.code in TRANSIENT for f in linted):
                 store.store_findings(key, digest, linted)
                 ledger.answers[key] = ("digest", digest)
             found[slot] = linted
-        return [finding for findings in found if findings for finding in findings]
+        displays = {item.file.display for item in parsed if item.requested}
+        return callee_breaks.reported([finding for findings in found if findings for finding in findings], displays)
 
     @staticmethod
     def _with_callee_breaks(program: Program, pending: Sequence[tuple[int, Summarized, tuple[str, ...], str, str]],
-                            linted_all: Sequence[list[Finding]], found: Sequence[list[Finding] | None]) -> list[list[Finding]]:
+                            linted_all: Sequence[list[Finding]], found: Sequence[list[Finding] | None],
+                            run_files: dict[str, str], paths: dict[str, Path]) -> list[list[Finding]]:
         """Each freshly linted file's findings with the program post-pass's (``pipeline/callee_breaks.py``), which
-        reads every finding of this run, cached or fresh, and the input-only ones, which are then dropped."""
+        reads every finding of this run, cached or fresh, and the input-only ones, which are then dropped. A
+        post-pass finding in another file of the run (DYN507 in a class's ``__init__``) stays with its caller's,
+        suppressed by its own file's comments."""
         every = [f for findings in (*found, *linted_all) if findings for f in findings]
         linted = [(item.file.display, item.summary, item.text, frozenset(codes)) for _, item, codes, _, _ in pending
                   if not notebook.is_notebook(item.file.display)]
         first = pending[0][1]
-        extra = failsafe.contain("lint", first.file.display, lambda: callee_breaks.findings(program, linted, every))
+        extra = failsafe.contain("lint", first.file.display,
+                                 lambda: callee_breaks.findings(program, linted, every, run_files))
         crash = [extra] if isinstance(extra, Finding) else []  # said once, on the first file: the pass is the run's
         found_extra = {} if isinstance(extra, Finding) else extra
         out = []
         for index, ((_, item, codes, _, _), findings) in enumerate(zip(pending, linted_all)):
             inputs = callee_breaks.inputs(codes)
             own = [f for f in findings if f.code not in inputs]
-            out.append([*own, *suppression.apply(found_extra.get(item.file.display, []), item.text),
-                        *(crash if index == 0 else [])])
+            added = found_extra.get(item.file.display, [])
+            elsewhere = [f for f in added if f.filename != item.file.display]
+            out.append([*own, *suppression.apply([f for f in added if f.filename == item.file.display], item.text),
+                        *_suppressed_in_their_files(elsewhere, paths), *(crash if index == 0 else [])])
         return out
+
+
+def _suppressed_in_their_files(findings: list[Finding], paths: dict[str, Path]) -> list[Finding]:
+    """``findings``, each file's kept by the suppression comments of its own text (read again: rare);
+    ``paths``: each display name's file."""
+    kept: list[Finding] = []
+    for filename in dict.fromkeys(f.filename for f in findings):
+        try:
+            text = Path(paths.get(filename, filename)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        kept += suppression.apply([f for f in findings if f.filename == filename], text)
+    return kept
+
 
 
 def prepare(source: files.SourceFile, text: str, module: str) -> ModuleSummary | Finding:
