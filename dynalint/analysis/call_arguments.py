@@ -25,7 +25,15 @@ from dataclasses import dataclass, field
 
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.summary import Arguments, Slot
-from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, META_ATTRIBUTES, META_METHODS
+from dynalint.analysis.torch_facts import (
+    BOOL_DTYPES,
+    BOOL_PREDICATES,
+    META_ATTRIBUTES,
+    META_METHODS,
+    TENSOR_RESULT_METHODS,
+    TorchResult,
+    torch_result,
+)
 
 _PYTHON_BUILTINS = frozenset({"len", "max", "min", "abs", "round", "sum"})
 _META_CALLS = META_METHODS - {"data_ptr", "type"}
@@ -143,6 +151,16 @@ class FunctionArguments:
             return attr == "bool" or (attr in _MASK_KEEPING_METHODS and self.is_mask(func.value))
         return False
 
+    def is_tensor(self, node: ast.expr) -> bool:
+        """Whether ``node`` is a tensor by how it is made (``makes_tensor``), an index or slice of one, or a
+        name last bound to one (``steps = torch.linspace(...)``, then ``steps[i + 1]``)."""
+        kind = type(node)
+        if kind is ast.Name:
+            return self._binding(node.id, self.is_tensor)  # type: ignore[attr-defined]
+        if kind is ast.Subscript:
+            return self.is_tensor(node.value)  # type: ignore[attr-defined]
+        return makes_tensor(node, self.imports)
+
     def bind(self, target: ast.expr, value: ast.expr | None) -> None:
         """``target = value`` (``value`` ``None``: bound by a ``for``, a ``with`` or an augmented
         assignment to something that is not Python): kept as written, judged when read."""
@@ -193,11 +211,13 @@ class FunctionArguments:
         masks = tuple(slot for what, slot, _, _ in found if what == 1)
         via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
                     for what, slot, value, element in found if what == 2)
-        return python, via, splat, masks, given
+        tensors = tuple(slot for what, slot, _, _ in found if what == 3)
+        return python, via, splat, masks, given, tensors
 
     def _judge(self, slot: Slot, value: ast.expr,
                found: list[tuple[int, Slot, ast.expr, int]] | None) -> list[tuple[int, Slot, ast.expr, int]] | None:
-        """Add what ``value``, passed in ``slot``, is known to be (0 Python, 1 mask, 2 a call's result)."""
+        """Add what ``value``, passed in ``slot``, is known to be (0 Python, 1 mask, 2 a call's result, 3 a
+        tensor: a mask is one too, but said as a mask)."""
         element = WHOLE
         if type(value) is ast.Name:
             known = self._bound_value(value.id)
@@ -213,6 +233,8 @@ class FunctionArguments:
         elif type(value) is ast.Call and _may_give_python_or_mask(value, element) and (
                 element == WHOLE or not self.is_mask(value)):
             what = 2  # a helper's result: the program looks it up
+        elif element == WHOLE and self.is_tensor(value):
+            what = 3
         else:
             return found
         return [*(found or ()), (what, slot, value, element)]
@@ -235,6 +257,23 @@ class FunctionArguments:
         return tuple(sorted(self.python_returns or ())), tuple(sorted(self.mask_returns or ()))
 
 
+def makes_tensor(node: ast.expr, imports: ImportTable) -> bool:
+    """Syntax alone says ``node`` is a tensor: a ``torch.*`` call giving one, a method no Python type has that
+    gives a tensor (``h.softmax(-1)``, ``t.sum()``), or arithmetic and comparisons on those."""
+    if isinstance(node, ast.Call):
+        resolved = imports.resolve(dotted_name(node.func))
+        if resolved is not None:  # a function of a module (``math.prod``), not a method of a value
+            return resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR
+        return isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_RESULT_METHODS
+    if isinstance(node, ast.Compare):
+        return any(makes_tensor(side, imports) for side in (node.left, *node.comparators))
+    if isinstance(node, ast.BinOp):
+        return makes_tensor(node.left, imports) or makes_tensor(node.right, imports)
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return makes_tensor(node.operand, imports)
+    return False
+
+
 def _may_give_python_or_mask(call: ast.Call, element: int) -> bool:
     """Whether a call's result (or ``element`` of it) is worth looking up: a helper function's, or one
     element of a method's tuple. ``h = self.norm(x)``, a layer's whole output, is a tensor: most calls
@@ -249,7 +288,7 @@ _POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(1
 @functools.lru_cache(maxsize=4096)
 def _plain(splat: bool, given: tuple[Slot, ...]) -> Arguments:
     """Arguments that are only written, shared: a pickled tree holds each shape once."""
-    return (), (), splat, (), given
+    return (), (), splat, (), given, ()
 
 
 def _bound_names(target: ast.expr) -> list[str]:

@@ -796,11 +796,13 @@ class Program:
 
     def parameter_types(self, qualified: str) -> dict[str, ValueType]:
         """Each parameter of a function of the tree whose type is known -> that type: a Python value where
-        every call of it in compiled code passes one (``passed_python``), else what its annotation says."""
+        every call of it in compiled code passes one (``passed_python``), a tensor where every call passes
+        one (``passed_tensors``), else what its annotation says."""
         if qualified not in self._parameters_memo:
             entry = self.functions.get(qualified)
             written = entry.definition.annotations if entry else {}
             types = {name: type_hints.value_type(annotation, self.type_alias) for name, annotation in written.items()}
+            types.update({name: ValueType(Kind.TENSOR) for name in self.passed_tensors(qualified)})
             types.update({name: ValueType(Kind.META) for name in self.passed_python(qualified)})
             self._parameters_memo[qualified] = types
         return self._parameters_memo[qualified]
@@ -815,6 +817,12 @@ class Program:
         """The parameters that every call of ``qualified`` in compiled code passes a boolean mask, made as
         one (``masked_edge_index(edge_index, edge_type == i)``). Empty for an entry point."""
         return self._passed(qualified, "mask")
+
+    def passed_tensors(self, qualified: str) -> frozenset[str]:
+        """The parameters that every call of ``qualified`` in compiled code passes a tensor, made as one
+        (``self.p_sample(img, steps[i], steps[i + 1])`` with ``steps = torch.linspace(...)``). Empty for an
+        entry point."""
+        return self._passed(qualified, "tensor")
 
     def passed_none(self, qualified: str) -> frozenset[str]:
         """The parameters with a ``None`` default that no call of ``qualified`` in compiled code passes
@@ -848,8 +856,11 @@ class Program:
                 given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given}
                 here = set(definition.none_defaults) - given
             else:
-                passed = set(call.python_args if what == "python" else call.mask_args) | {
-                    slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
+                if what == "tensor":  # a mask is a tensor too
+                    passed = set(call.tensor_args) | set(call.mask_args)
+                else:
+                    passed = set(call.python_args if what == "python" else call.mask_args) | {
+                        slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
                 here = {positional.get(slot, "") if isinstance(slot, int) else slot for slot in passed} & {
                     name for name, _ in definition.params}
             found = here if found is None else found & here

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from dynalint.analysis import dispatch, type_hints
-from dynalint.analysis.call_arguments import FunctionArguments
+from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
@@ -30,7 +30,6 @@ from dynalint.analysis.torch_facts import (
     NOT_TRACED,
     PARAMETERS,
     PARTIAL,
-    TENSOR_RESULT_METHODS,
     TENSOR_TYPES,
     TorchResult,
     torch_result,
@@ -483,20 +482,8 @@ class _Summarizer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _makes_tensor(self, node: ast.expr) -> bool:
-        """Syntax alone says ``node`` is a tensor: a ``torch.*`` call giving one, a method no Python type
-        has that gives a tensor (``h.softmax(-1)``, ``t.sum()``), or arithmetic and comparisons on those."""
-        if isinstance(node, ast.Call):
-            resolved = self.imports.resolve(dotted_name(node.func))
-            if resolved is not None:  # a function of a module (``math.prod``), not a method of a value
-                return resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR
-            return isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_RESULT_METHODS
-        if isinstance(node, ast.Compare):
-            return any(self._makes_tensor(side) for side in (node.left, *node.comparators))
-        if isinstance(node, ast.BinOp):
-            return self._makes_tensor(node.left) or self._makes_tensor(node.right)
-        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
-            return self._makes_tensor(node.operand)
-        return False
+        """Syntax alone says ``node`` is a tensor (``call_arguments.makes_tensor``)."""
+        return makes_tensor(node, self.imports)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if self._arguments and not self._arguments[-1].is_python(node.value):

@@ -22,12 +22,13 @@ Slot = int | str  # a positional argument's index, or a keyword argument's name
 
 # What a call passes, as ``call_arguments`` reads it: a plain tuple, which unpickles in C (a tree has
 # tens of thousands): (Python-valued slots, (slot, callee, element) of calls' results, splat, mask slots,
-# every slot written). ``CallSite``'s properties name the parts.
-Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool, tuple[Slot, ...], tuple[Slot, ...]]
-NO_ARGUMENTS: Arguments = ((), (), False, (), ())
+# every slot written, tensor slots). ``CallSite``'s properties name the parts.
+Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool, tuple[Slot, ...], tuple[Slot, ...],
+                  tuple[Slot, ...]]
+NO_ARGUMENTS: Arguments = ((), (), False, (), (), ())
 # ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs no
 # function of the tree outside torch itself): which parameter gets what is not known.
-UNREAD_ARGUMENTS: Arguments = ((), (), True, (), ())
+UNREAD_ARGUMENTS: Arguments = ((), (), True, (), (), ())
 
 
 # A call as the summary keeps it: ``(line, callee)`` or ``(line, callee, arguments)``. Plain tuples: a
@@ -67,6 +68,11 @@ class CallSite(NamedTuple):
     def given(self) -> tuple[Slot, ...]:
         """Every argument written: positions and keywords."""
         return self.arguments[4]
+
+    @property
+    def tensor_args(self) -> tuple[Slot, ...]:
+        """The arguments that are tensors by how they are made (``steps[i + 1]`` of ``steps = torch.linspace(...)``)."""
+        return self.arguments[5]
 
 
 @dataclass(frozen=True)
