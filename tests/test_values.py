@@ -800,3 +800,18 @@ def test_isclose_makes_a_mask_and_indexing_by_it_is_reported_where_read_not_wher
     """)
     found = lint_source(source, "p.py", Config(select=("DYN105",)))
     assert [(f.start.line, f.code) for f in found] == [(10, "DYN105")]
+
+
+def test_an_array_then_a_shape_on_a_receiver_of_unknown_type_is_a_modules_function_not_sizes() -> None:
+    # POT's ``nx.reshape(row_scaling, (-1, 1))`` (``nx``: a backend of any library): no tensor method takes
+    # a tensor then a shape, so the tensor is the array reshaped. A tensor's own ``view`` given a tensor
+    # read as a size still is one.
+    body = "a = y.reshape(x.sum(1), (-1, 1))\nb = x.view(x[0].sum(), -1)\nc = y.view(x[0].sum(), 2)\n"
+    assert [f.start.line for f in lint_one(body, "DYN109")] == [6, 7]
+
+
+def test_allclose_on_a_receiver_of_unknown_type_answers_a_python_bool_not_a_tensor() -> None:
+    # ``nx.allclose(a, b)``: on tensors the call itself breaks (a data comparison, DYN101), and the bool it
+    # gives is a constant to what follows; a branch on it breaks nothing (POT's ``if symmetric:``).
+    body = "same = y.allclose(x, x * 2) and y.equal(x, x)\nif same:\n    x = x + 1\nif y.sum(x) > 0:\n    x = x - 1\n"
+    assert [f.start.line for f in lint_one(body, "DYN102")] == [8]

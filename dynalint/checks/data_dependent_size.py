@@ -23,6 +23,7 @@ import libcst as cst
 from typing import TYPE_CHECKING
 
 from dynalint.analysis.torch_facts import SIZED_FACTORIES, SIZED_METHODS
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ class DataDependentSize(Rule):
             self._check(node, f"{resolved}()", SIZED_FACTORIES[resolved])
         elif resolved is None and isinstance(func, cst.Attribute) and func.attr.value in SIZED_METHODS:
             receiver = self.context.kind(func.value)
-            if receiver.may_be_tensor:
+            if receiver.may_be_tensor and not (receiver is not Kind.TENSOR and _array_then_shape(node)):
                 self._check(node, f"Tensor.{func.attr.value}()", SIZED_METHODS[func.attr.value])
 
     def _check(self, node: cst.Call, call: str, places: tuple[tuple[int, ...] | None, frozenset[str]]) -> None:
@@ -121,6 +122,14 @@ class DataDependentSize(Rule):
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)
             if self._resumed[-1]:  # the frame resumed after this break takes these tensors as inputs
                 self._resumed[-1][-1].update(size.value for size in sizes if isinstance(size, cst.Name))
+
+
+def _array_then_shape(node: cst.Call) -> bool:
+    """``nx.reshape(a, (-1, 1))``: an argument, then a shape written as a tuple or a list. No tensor method
+    takes sizes so (a tensor's ``reshape`` takes ints, or one shape alone): on a receiver not known to be a
+    tensor this is a module's function given the array first (NumPy's, a backend's), not sizes."""
+    positional = [a.value for a in node.args if a.keyword is None and not a.star]
+    return len(positional) >= 2 and isinstance(positional[1], (cst.Tuple, cst.List))
 
 
 def _is_slice(size: cst.BaseExpression) -> bool:

@@ -514,7 +514,9 @@ class ValueScope:
             return Kind.UNKNOWN if name.startswith(("has_", "is_")) else Kind.LIKELY_TENSOR
         if base is Kind.META and name in ("index", "count", "numel"):
             return Kind.META
-        if base is Kind.UNKNOWN and name in REDUCTIONS:
+        if base is Kind.UNKNOWN and name in REDUCTIONS and name not in DATA_COMPARISONS:
+            # ``nx.allclose(a, b)`` answers with a Python bool whatever ``nx`` is: on tensors the call itself
+            # breaks (GB0033), and the bool it gives is a constant to the code after it.
             return Kind.LIKELY_TENSOR
         return Kind.UNKNOWN
 
