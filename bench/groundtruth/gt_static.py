@@ -59,7 +59,10 @@ class StaticResult:
 def source_copy(package: str) -> Path:
     """A copy of the installed ``package`` outside ``site-packages`` (made once per version). A library
     that is one module (``rtdl_revisiting_models.py``) is copied alone into a folder of its own, which is
-    returned: its break sites are named relative to the folder it was installed in, as that file's name."""
+    returned: its break sites are named relative to the folder it was installed in, as that file's name.
+    Compiled extensions are copied too, as they sit beside the Python: dynalint reads which modules are
+    native from the files (``analysis/native_modules``). A copy made before they were (2026-11-27) lacks
+    them: delete ``~/.cache/dynalint-bench/src`` to copy again."""
     spec = util.find_spec(package)
     if spec is None or (not spec.submodule_search_locations and not (spec.origin or "").endswith(".py")):
         raise SystemExit(f"{package} is not installed")
@@ -73,7 +76,7 @@ def source_copy(package: str) -> Path:
     installed = Path(list(spec.submodule_search_locations)[0])
     target = SOURCES / f"{package}-{version}" / package
     if not target.is_dir():
-        shutil.copytree(installed, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        shutil.copytree(installed, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return target
 
 

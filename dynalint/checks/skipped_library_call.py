@@ -11,16 +11,25 @@ module-level renamings, so ``einsum`` imported from a module that binds ``einsum
 (``opt_einsum``'s) counts as ``contract``.
 A package every measured call of which breaks (SciPy: 14 of 14, its C code over NumPy arrays) is taken
 whole: any call into it is reported, named by the GB id its calls logged most often.
+
+And a function of a third-party compiled extension (``from .emd_wrap import emd_c``, a project's ``_C``),
+found on disk by ``analysis/native_modules``: native code Dynamo cannot step into, which breaks at the call
+(measured on torch 2.13: GB0007 for a C function, GB0156 for a Cython one). Likely: an extension may
+register what it defines with Dynamo (a custom op, ``allow_in_graph``).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis.native_modules import native_callee
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
+
+
+NATIVE_GB_IDS = ("GB0007", "GB0156")  # a C function's call, a Cython function's (measured)
 
 
 class SkippedLibraryCall(Rule):
@@ -30,7 +39,7 @@ class SkippedLibraryCall(Rule):
     help = "Compute it once outside the compiled code (in `__init__`, or before the call) and pass the result in"
     # The ids of the calls measured one by one; a package taken whole names its own per finding.
     gb_ids = tuple(sorted({gb_id for name, (gb_id, _) in SKIPPED_LIBRARY_CALLS.items()
-                           if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES}))
+                           if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES} | set(NATIVE_GB_IDS)))
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -44,10 +53,21 @@ class SkippedLibraryCall(Rule):
         listed = SKIPPED_LIBRARY_CALLS.get(resolved)
         gb_id = listed[0] if listed is not None else whole
         if gb_id is None:
+            self._native(node, resolved)
             return
         confidence = Confidence.LIKELY if self._through_optional_renaming(node.func, written) else None
         self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "", confidence=confidence,
                     call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
+
+    def _native(self, node: cst.Call, resolved: str) -> None:
+        """A call of a function (or class) of a compiled extension module."""
+        if "." not in resolved or resolved in self.context.program.functions or resolved in self.context.program.classes:
+            return
+        module = native_callee(self.context.program, resolved)
+        if module is not None:
+            self.report(node, gb_ids=NATIVE_GB_IDS, pattern="native", confidence=Confidence.LIKELY,
+                        call=f"{resolved}()", gb=f"native code of `{module}`: {' or '.join(NATIVE_GB_IDS)}",
+                        measured=MEASURED_ON)
 
     def _through_optional_renaming(self, func: cst.BaseExpression, resolved: str) -> bool:
         """Whether the call goes through a renaming that only one branch of a ``try`` / ``if`` makes (here, or
