@@ -65,3 +65,40 @@ def test_a_parameter_one_caller_passes_a_python_number_is_not_known_to_be_a_tens
 
 def test_a_callers_own_parameter_says_nothing() -> None:
     assert "if by > 0:" not in flagged()  # ``given``: the entry point's input, of no known kind
+
+
+LOOPS = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Solver(nn.Module):
+        def interp(self, t0, t1, t):
+            if t == t0:
+                return t1
+            return t
+
+        def scale(self, x, k):
+            if k > 2:
+                return x * k
+            return x
+
+        def forward(self, x):
+            grid = torch.linspace(0.0, 1.0, 5)
+            for t0, t1 in zip(grid[:-1], grid[1:]):
+                x = x + self.interp(t0, t1, grid[2])
+            for k in range(3):
+                x = self.scale(x, k)
+            return x
+
+
+    torch.compile(Solver())
+""")
+
+
+def test_loop_targets_take_the_kind_of_what_they_step_through() -> None:
+    """``zip`` over slices of a tensor gives tensors to ``interp``; ``range`` gives Python ints to ``scale``,
+    whose branch Dynamo decides while tracing (``if k > 2`` on a Python int breaks nothing)."""
+    lines = LOOPS.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(LOOPS, "solver.py", Config(select=("DYN102",)))]
+    assert flagged == ["if t == t0:"]

@@ -178,6 +178,31 @@ class FunctionArguments:
             for name in _bound_names(target):
                 bound[name] = (None, WHOLE, None)
 
+    def bind_loop(self, target: ast.expr, iterated: ast.expr) -> None:
+        """``for target in iterated``: each name bound to an element of what it steps through, written as
+        ``iterated[0]`` (a tensor's row is a tensor, a shape's entry a Python int): ``range(...)`` gives
+        Python ints, ``enumerate(xs)`` a Python index and an element of ``xs``, ``zip(a, b)`` an element of
+        each."""
+        def element(of: ast.expr) -> ast.expr:
+            return ast.Subscript(value=of, slice=ast.Constant(0), ctx=ast.Load())
+
+        index = ast.Constant(0)
+        if type(iterated) is ast.Call and type(iterated.func) is ast.Name and not iterated.keywords:
+            name, args = iterated.func.id, iterated.args
+            names = target.elts if type(target) in (ast.Tuple, ast.List) else None  # type: ignore[attr-defined]
+            if name == "range":
+                self.bind(target, index)
+                return
+            if name == "enumerate" and len(args) == 1 and names is not None and len(names) == 2:
+                self.bind(names[0], index)
+                self.bind(names[1], element(args[0]))
+                return
+            if name == "zip" and names is not None and len(names) == len(args) and args:
+                for part, source in zip(names, args):
+                    self.bind(part, element(source))
+                return
+        self.bind(target, element(iterated))
+
     def call(self, node: ast.Call) -> Arguments:
         """What the call passes: the arguments that are Python values, boolean masks or a call's result
         (slot, callee, element), whether it splats, and every slot written. Run on every call that may

@@ -502,7 +502,7 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_For(self, node: ast.For) -> None:
         if self._arguments:
-            self._arguments[-1].bind(node.target, None)
+            self._arguments[-1].bind_loop(node.target, node.iter)
         function = self._current_function()
         iterated = node.iter
         if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
