@@ -151,3 +151,11 @@ def test_a_cached_caller_does_not_bring_them_into_a_run_without_the_class_file(t
     assert found([tmp_path], tmp_path, use_cache=True)  # the caller's cache entry now holds them
     assert found([tmp_path / "model.py"], tmp_path, use_cache=True) == []
     assert found([tmp_path / "model.py"], tmp_path, use_cache=True) == []  # from the snapshot as well
+
+
+def test_the_post_pass_names_the_codes_of_its_rules() -> None:
+    from dynalint.checks.built_object_method import BuiltObjectMethod
+    from dynalint.checks.module_construction import ModuleConstruction
+    from dynalint.pipeline.callee_breaks import POST_PASS_CODES
+
+    assert POST_PASS_CODES == (ModuleConstruction.code, BuiltObjectMethod.code)

@@ -37,6 +37,12 @@ from dynalint.analysis import dispatch
 from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
+# The rules whose findings (some of them, for DYN507) come from this pass: DYN507 (``ModuleConstruction``) and
+# DYN508 (``BuiltObjectMethod``). Written out, not read from the rules: a warm run answered from the cache
+# filters its findings by them (``reported``) and must not import the rules, and LibCST with them, for it
+# (tests/test_eager_module_construction.py checks the two agree).
+POST_PASS_CODES = ("DYN507", "DYN508")
+
 if TYPE_CHECKING:
     from dynalint.analysis.program import Program
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
@@ -47,17 +53,9 @@ def inputs(codes: Sequence[str]) -> tuple[str, ...]:
     DYN508 or DYN507 is (``select = ["DYN508"]`` still sees the breaks inside methods); none otherwise."""
     from dynalint.checks import ALL_RULES
 
-    if not set(_post_pass_codes()) & set(codes):
+    if not set(POST_PASS_CODES) & set(codes):
         return ()
     return tuple(rule.code for rule in ALL_RULES if rule.code not in codes and _breaks(rule.code))
-
-
-def _post_pass_codes() -> tuple[str, str]:
-    """The rules whose findings (some of them, for DYN507) come from this pass: DYN507 and DYN508."""
-    from dynalint.checks.built_object_method import BuiltObjectMethod
-    from dynalint.checks.module_construction import ModuleConstruction
-
-    return ModuleConstruction.code, BuiltObjectMethod.code
 
 
 def _breaks(code: str) -> bool:
@@ -193,7 +191,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     from dynalint.checks.built_object_method import BuiltObjectMethod
     from dynalint.checks.module_construction import ModuleConstruction
 
-    wanted = [item for item in linted if set(_post_pass_codes()) & item[3]]
+    wanted = [item for item in linted if set(POST_PASS_CODES) & item[3]]
     if not wanted:
         return {}
     breaks = CalleeBreaks(program, {display: module for display, module, _, _ in linted}, every_finding)
@@ -316,7 +314,7 @@ def reported(findings: Iterable[Finding], displays: Collection[str]) -> list[Fin
     """A run's findings as reported: a post-pass finding in a file that is not one of the run's (``displays``) left
     out, and its repeats too (a class's ``super().__init__()`` comes with each caller that builds it eagerly, and
     may match the file's own DYN507)."""
-    codes = _post_pass_codes()
+    codes = POST_PASS_CODES
     seen: set[tuple[str, str, int, int]] = set()
     kept: list[Finding] = []
     for finding in findings:
