@@ -142,8 +142,8 @@ def names() -> list[str]:
             + [f"torch_layers.{e}" for e in EXTRACTORS])
 
 
-def _space(kind: str, role: str) -> Any:
-    """The gymnasium space named ``kind`` for observations (``role="obs"``) or actions."""
+def make_space(kind: str, role: str) -> Any:
+    """The gymnasium space named ``kind`` for observations (``role="obs"``) or actions (``gt_sb3_contrib``'s too)."""
     import numpy as np
     from gymnasium import spaces
 
@@ -158,21 +158,22 @@ def _space(kind: str, role: str) -> Any:
     if kind == "multibinary":
         return spaces.MultiBinary(3)
     if kind == "dict":
-        return spaces.Dict({"image": _space("image", "obs"), "vector": spaces.Box(-1.0, 1.0, (3,), dtype=np.float32),
+        return spaces.Dict({"image": make_space("image", "obs"), "vector": spaces.Box(-1.0, 1.0, (3,), dtype=np.float32),
                             "mode": spaces.Discrete(3)})
     raise KeyError(kind)
 
 
-def _sample(space: Any, seed: int, rows: int = BATCH) -> Any:
+def sample_batch(space: Any, seed: int, rows: int = BATCH) -> Any:
     """A batch of ``rows`` elements of ``space`` as tensors, in the dtypes the rollout and replay buffers give
-    back (observations in the space's dtype, actions as floats)."""
+    back (observations in the space's dtype; actions as the caller converts them). ``gt_sb3_contrib`` uses it
+    too."""
     import numpy as np
     import torch
     from gymnasium import spaces
 
     space.seed(seed)
     if isinstance(space, spaces.Dict):
-        return {key: _sample(sub, seed + i, rows) for i, (key, sub) in enumerate(space.spaces.items())}
+        return {key: sample_batch(sub, seed + i, rows) for i, (key, sub) in enumerate(space.spaces.items())}
     batch = np.stack([np.asarray(space.sample()) for _ in range(rows)])
     return torch.as_tensor(batch)
 
@@ -188,7 +189,7 @@ def _policy(name: str) -> Any:
     if "activation_fn" in keywords:
         keywords["activation_fn"] = getattr(nn, keywords["activation_fn"])
     policy_class = getattr(importlib.import_module(f"stable_baselines3.{module}"), cls)
-    policy = policy_class(_space(obs, "obs"), _space(act, "action"), lambda _: 3e-4, **keywords)
+    policy = policy_class(make_space(obs, "obs"), make_space(act, "action"), lambda _: 3e-4, **keywords)
     if keywords.get("use_sde"):  # ``collect_rollouts`` samples the exploration matrices, one per env
         (policy.actor if hasattr(policy, "actor") else policy).reset_noise(BATCH)
     return policy
@@ -201,17 +202,17 @@ def _policy_method(name: str) -> Built:
                                if name.startswith(p + "."))
     policy = _policy(policy_name)
     _, obs, act, _, _ = POLICIES[policy_name]
-    observations = _sample(_space(obs, "obs"), 1)
+    observations = sample_batch(make_space(obs, "obs"), 1)
     owner: Any = policy
     if "." in method:
         part, method = method.split(".")
         owner = getattr(policy, part)
     if method == "critic":
-        return policy.critic, (observations, _sample(_space(act, "action"), 2).float()), {}
+        return policy.critic, (observations, sample_batch(make_space(act, "action"), 2).float()), {}
     if method == "q1_forward":
-        return Method(owner, method), (observations, _sample(_space(act, "action"), 2).float()), {}
+        return Method(owner, method), (observations, sample_batch(make_space(act, "action"), 2).float()), {}
     if method == "evaluate_actions":
-        actions = _sample(_space(act, "action"), 2).float()
+        actions = sample_batch(make_space(act, "action"), 2).float()
         if act == "discrete":  # ``train`` flattens discrete actions to indices
             actions = actions.long().flatten()
         return Method(owner, method), (observations, actions), {}
@@ -234,16 +235,16 @@ def _train_step(name: str) -> Built:
     algorithm, policy_name, options = TRAIN_STEPS[name]
     policy = _policy(policy_name)
     _, obs, act, _, _ = POLICIES[policy_name]
-    observation_space, action_space = _space(obs, "obs"), _space(act, "action")
+    observation_space, action_space = make_space(obs, "obs"), make_space(act, "action")
     gen = torch.Generator().manual_seed(3)
-    actions = _sample(action_space, 2).float()
+    actions = sample_batch(action_space, 2).float()
     if isinstance(action_space, spaces.Discrete):  # the buffers store one float per discrete action
         actions = actions.reshape(BATCH, 1)
     gamma = 0.99
 
     if algorithm in ("PPO", "A2C"):
         samples: Any = RolloutBufferSamples(
-            observations=_sample(observation_space, 1), actions=actions,
+            observations=sample_batch(observation_space, 1), actions=actions,
             old_values=torch.randn(BATCH, generator=gen), old_log_prob=torch.randn(BATCH, generator=gen) - 2.0,
             advantages=torch.randn(BATCH, generator=gen), returns=torch.randn(BATCH, generator=gen))
         clip_range, clip_range_vf = 0.2, options.get("clip_range_vf")
@@ -292,8 +293,8 @@ def _train_step(name: str) -> Built:
         return OnPolicyStep(), (samples,), {}
 
     samples = ReplayBufferSamples(
-        observations=_sample(observation_space, 1), actions=actions,
-        next_observations=_sample(observation_space, 4),
+        observations=sample_batch(observation_space, 1), actions=actions,
+        next_observations=sample_batch(observation_space, 4),
         dones=(torch.rand(BATCH, 1, generator=gen) < 0.2).float(), rewards=torch.randn(BATCH, 1, generator=gen))
 
     if algorithm == "SAC":
@@ -416,7 +417,7 @@ def _distribution(name: str, kind: str) -> Built:
     from torch import nn
 
     cls, keywords, act = DISTRIBUTIONS[name]
-    space = _space(act, "action")
+    space = make_space(act, "action")
     sizes = {"box": get_action_dim(space), "discrete": int(getattr(space, "n", 0)),
              "multidiscrete": [int(n) for n in getattr(space, "nvec", [])], "multibinary": getattr(space, "n", 0)}
     dist = getattr(distributions, cls)(sizes[act], **keywords)
@@ -425,7 +426,7 @@ def _distribution(name: str, kind: str) -> Built:
     sde = isinstance(dist, distributions.StateDependentNoiseDistribution)
     gen = torch.Generator().manual_seed(5)
     latent = torch.randn(BATCH, latent_dim, generator=gen)
-    actions = _sample(space, 2).float()
+    actions = sample_batch(space, 2).float()
     if act == "discrete":  # as ``evaluate_actions`` gets them from ``train``
         actions = actions.long()
     if keywords.get("squash_output") or cls == "SquashedDiagGaussianDistribution":
@@ -512,7 +513,7 @@ def _extractor(name: str) -> Built:
     from torch import nn
 
     if name == "NatureCNN":
-        space = _space("image", "obs")
+        space = make_space("image", "obs")
 
         class Normalised(nn.Module):
             """``NatureCNN`` on images preprocessed as ``extract_features`` does (``preprocess_obs``)."""
@@ -527,8 +528,8 @@ def _extractor(name: str) -> Built:
             def entry_points(self) -> list[Any]:
                 return [preprocess_obs, torch_layers.NatureCNN]
 
-        return Normalised(), (_sample(space, 1),), {}
-    space = _space("dict", "obs")
+        return Normalised(), (sample_batch(space, 1),), {}
+    space = make_space("dict", "obs")
 
     class Combined(nn.Module):
         """``CombinedExtractor`` on a ``Dict`` observation after ``preprocess_obs``."""
@@ -543,7 +544,7 @@ def _extractor(name: str) -> Built:
         def entry_points(self) -> list[Any]:
             return [preprocess_obs, torch_layers.CombinedExtractor]
 
-    return Combined(), (_sample(space, 1),), {}
+    return Combined(), (sample_batch(space, 1),), {}
 
 
 def build(name: str) -> Built:

@@ -60,6 +60,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gt_sb3 import make_space, sample_batch
+
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 BATCH = 8
 N_SEQ = 2  # padded sequences in a RecurrentPPO minibatch: BATCH = N_SEQ * 4 steps
@@ -215,41 +217,6 @@ def names() -> list[str]:
             + [f"utils.{f}" for f in FUNCTIONS])
 
 
-def _space(kind: str, role: str) -> Any:
-    """The gymnasium space named ``kind`` for observations (``role="obs"``) or actions."""
-    import numpy as np
-    from gymnasium import spaces
-
-    if kind == "box":
-        return spaces.Box(-1.0, 1.0, (4,) if role == "obs" else (2,), dtype=np.float32)
-    if kind == "image":
-        return spaces.Box(0, 255, (1, 36, 36), dtype=np.uint8)
-    if kind == "discrete":
-        return spaces.Discrete(5 if role == "obs" else 3)
-    if kind == "multidiscrete":
-        return spaces.MultiDiscrete([3, 4] if role == "obs" else [2, 3])
-    if kind == "multibinary":
-        return spaces.MultiBinary(3)
-    if kind == "dict":
-        return spaces.Dict({"image": _space("image", "obs"), "vector": spaces.Box(-1.0, 1.0, (3,), dtype=np.float32),
-                            "mode": spaces.Discrete(3)})
-    raise KeyError(kind)
-
-
-def _sample(space: Any, seed: int, rows: int = BATCH) -> Any:
-    """A batch of ``rows`` elements of ``space`` as tensors, in the dtypes the rollout and replay buffers give
-    back (observations in the space's dtype, actions as the caller converts them)."""
-    import numpy as np
-    import torch
-    from gymnasium import spaces
-
-    space.seed(seed)
-    if isinstance(space, spaces.Dict):
-        return {key: _sample(sub, seed + i, rows) for i, (key, sub) in enumerate(space.spaces.items())}
-    batch = np.stack([np.asarray(space.sample()) for _ in range(rows)])
-    return torch.as_tensor(batch)
-
-
 def _segments(act: str) -> list[int]:
     """The sizes of the categorical choices a mask covers, one per sub-action."""
     return {"discrete": [3], "multidiscrete": [2, 3], "multibinary": [2, 2, 2]}[act]
@@ -309,9 +276,9 @@ def _policy(name: str) -> Any:
         keywords["activation_fn"] = getattr(nn, keywords["activation_fn"])
     policy_class = getattr(importlib.import_module(f"sb3_contrib.{module}"), cls)
     if module == "ars":  # ARS's policies take no learning-rate schedule
-        policy = policy_class(_space(obs, "obs"), _space(act, "action"), **keywords)
+        policy = policy_class(make_space(obs, "obs"), make_space(act, "action"), **keywords)
     else:
-        policy = policy_class(_space(obs, "obs"), _space(act, "action"), lambda _: 3e-4, **keywords)
+        policy = policy_class(make_space(obs, "obs"), make_space(act, "action"), lambda _: 3e-4, **keywords)
     if keywords.get("use_sde"):  # ``collect_rollouts`` samples the exploration matrices, one per env
         (policy.actor if hasattr(policy, "actor") else policy).reset_noise(BATCH)
     if name in RENORMED:
@@ -332,9 +299,9 @@ def _recurrent_method(policy: Any, policy_name: str, method: str) -> Built:
     _, obs, act, _, _ = POLICIES[policy_name]
     start = not method.endswith(".no_start")
     method = method.removesuffix(".no_start")
-    observations = _sample(_space(obs, "obs"), 1)
+    observations = sample_batch(make_space(obs, "obs"), 1)
     if method == "evaluate_actions":
-        actions = _sample(_space(act, "action"), 2).float()
+        actions = sample_batch(make_space(act, "action"), 2).float()
         if act == "discrete":  # ``train`` flattens discrete actions to indices
             actions = actions.long().flatten()
         states = _lstm_states(policy, N_SEQ, 7)
@@ -393,7 +360,7 @@ def _maskable_method(policy: Any, policy_name: str, method: str) -> Built:
     _, obs, act, _, _ = POLICIES[policy_name]
     masked = not method.endswith(".no_mask")
     method = method.removesuffix(".no_mask")
-    observations = _sample(_space(obs, "obs"), 1)
+    observations = sample_batch(make_space(obs, "obs"), 1)
     masks, valid_actions = _masks_and_actions(act, 3)
     if method == "evaluate_actions":
         actions = valid_actions.long().flatten() if act == "discrete" else valid_actions
@@ -437,9 +404,9 @@ def _policy_method(name: str) -> Built:
         return _recurrent_method(policy, policy_name, method)
     if path.startswith("ppo_mask:"):
         return _maskable_method(policy, policy_name, method)
-    observations = _sample(_space(obs, "obs"), 1)
+    observations = sample_batch(make_space(obs, "obs"), 1)
     if method == "critic":
-        return policy.critic, (observations, _sample(_space(act, "action"), 2).float()), {}
+        return policy.critic, (observations, sample_batch(make_space(act, "action"), 2).float()), {}
     if method == "quantile_net":
         return policy.quantile_net, (observations,), {}
     if method == "actor.action_log_prob":
@@ -456,8 +423,8 @@ def _tiny_env(obs: str, act: str) -> Any:
 
     class TinyEnv(gym.Env):  # type: ignore[misc]
         def __init__(self) -> None:
-            self.observation_space = _space(obs, "obs")
-            self.action_space = _space(act, "action")
+            self.observation_space = make_space(obs, "obs")
+            self.action_space = make_space(act, "action")
 
         def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
             super().reset(seed=seed)
@@ -483,16 +450,16 @@ def _on_policy_step(name: str) -> Built:
     algorithm, policy_name, options = TRAIN_STEPS[name]
     policy = _policy(policy_name)
     _, obs, act, _, _ = POLICIES[policy_name]
-    observation_space, action_space = _space(obs, "obs"), _space(act, "action")
+    observation_space, action_space = make_space(obs, "obs"), make_space(act, "action")
     gen = torch.Generator().manual_seed(3)
     clip_range, clip_range_vf = 0.2, options.get("clip_range_vf")
     ent_coef, vf_coef = 0.0, 0.5
-    common = {"observations": _sample(observation_space, 1), "old_values": torch.randn(BATCH, generator=gen),
+    common = {"observations": sample_batch(observation_space, 1), "old_values": torch.randn(BATCH, generator=gen),
               "old_log_prob": torch.randn(BATCH, generator=gen) - 2.0, "advantages": torch.randn(BATCH, generator=gen),
               "returns": torch.randn(BATCH, generator=gen)}
 
     if algorithm == "RecurrentPPO":
-        actions = _sample(action_space, 2).float()
+        actions = sample_batch(action_space, 2).float()
         if isinstance(action_space, spaces.Discrete):  # the buffer stores one float per discrete action
             actions = actions.reshape(BATCH, 1)
         tuple_class = RecurrentDictRolloutBufferSamples if obs == "dict" else RecurrentRolloutBufferSamples
@@ -601,11 +568,11 @@ def _trpo_step(name: str) -> Built:
                 policy_kwargs={"net_arch": [16]})
     action_space = algo.action_space
     gen = torch.Generator().manual_seed(3)
-    actions = _sample(_space(act, "action"), 2).float()
+    actions = sample_batch(make_space(act, "action"), 2).float()
     if isinstance(action_space, spaces.Discrete):
         actions = actions.reshape(BATCH, 1)
     samples = RolloutBufferSamples(
-        observations=_sample(_space("box", "obs"), 1), actions=actions,
+        observations=sample_batch(make_space("box", "obs"), 1), actions=actions,
         old_values=torch.randn(BATCH, generator=gen), old_log_prob=torch.randn(BATCH, generator=gen) - 2.0,
         advantages=torch.randn(BATCH, generator=gen), returns=torch.randn(BATCH, generator=gen))
 
@@ -660,13 +627,13 @@ def _off_policy_step(name: str) -> Built:
     algorithm, policy_name, options = TRAIN_STEPS[name]
     policy = _policy(policy_name)
     _, obs, act, _, _ = POLICIES[policy_name]
-    observation_space, action_space = _space(obs, "obs"), _space(act, "action")
+    observation_space, action_space = make_space(obs, "obs"), make_space(act, "action")
     gen = torch.Generator().manual_seed(3)
-    actions = _sample(action_space, 2).float()
+    actions = sample_batch(action_space, 2).float()
     if algorithm == "QRDQN":  # the buffer stores one float per discrete action
         actions = actions.reshape(BATCH, 1)
     samples = ReplayBufferSamples(
-        observations=_sample(observation_space, 1), actions=actions, next_observations=_sample(observation_space, 4),
+        observations=sample_batch(observation_space, 1), actions=actions, next_observations=sample_batch(observation_space, 4),
         dones=(torch.rand(BATCH, 1, generator=gen) < 0.2).float(), rewards=torch.randn(BATCH, 1, generator=gen))
     gamma, batch_size = 0.99, BATCH
 
@@ -815,7 +782,7 @@ def _distribution(name: str, kind: str) -> Built:
 
     cls, act = DISTRIBUTIONS[name]
     # Built as the maskable policies build it: MultiDiscrete's sizes stay NumPy integers (``list(nvec)``).
-    dist = distributions.make_masked_proba_distribution(_space(act, "action"))
+    dist = distributions.make_masked_proba_distribution(make_space(act, "action"))
     assert type(dist).__name__ == cls
     latent_dim = 8
     latent = torch.randn(BATCH, latent_dim, generator=torch.Generator().manual_seed(5))
