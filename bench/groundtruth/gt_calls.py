@@ -36,6 +36,23 @@ class Call(nn.Module):
         return [self.function]
 
 
+class Run(nn.Module):
+    """A bench module holding ``owner`` (a model, a part of one, any object) whose forward is ``run(owner, *inputs)``;
+    ``entries`` are the library functions it enters."""
+
+    def __init__(self, owner: Any, run: Callable[..., Any], entries: list[Any]) -> None:
+        super().__init__()
+        self.owner = owner
+        self.run = run
+        self.entries = entries
+
+    def forward(self, *inputs: Any) -> Any:
+        return self.run(self.owner, *inputs)
+
+    def entry_points(self) -> list[Any]:
+        return self.entries
+
+
 class Method(nn.Module):
     """One method of a library module (``generate``, ``sample``, ``integrate``) as the compiled forward."""
 

@@ -162,21 +162,10 @@ def _x0(kind: str, two_d: bool = False) -> Any:
 
 
 def _run(owner: Any, run: Callable[..., Any], entries: list[Any]) -> Any:
-    """A bench module registering ``owner`` (anything) whose forward is ``run(owner, *inputs)``."""
-    from torch import nn
+    """A bench module holding ``owner`` whose forward is ``run(owner, *inputs)`` (``gt_calls.Run``)."""
+    from gt_calls import Run
 
-    class Run(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.owner = owner
-
-        def forward(self, *inputs: Any) -> Any:
-            return run(self.owner, *inputs)
-
-        def entry_points(self) -> list[Any]:
-            return entries
-
-    return Run()
+    return Run(owner, run, entries)
 
 
 def _minimize(name: str) -> Built:

@@ -48,6 +48,7 @@ Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``RE
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
@@ -146,22 +147,11 @@ def _tokens(length: int = 5, seed: int = 3, batch: int = BATCH) -> Any:
     return torch.cat([torch.tensor([[50258, 50259, 50359]]).repeat(batch, 1)[:, :length], text], dim=1)
 
 
-def _wrap(owner: Any, run: Any, entries: list[Any]) -> Any:
-    """A bench module registering ``owner`` (a model or a part) whose forward is ``run(owner, *inputs)``."""
-    from torch import nn
+def _wrap(owner: Any, run: Callable[..., Any], entries: list[Any]) -> Any:
+    """A bench module holding ``owner`` whose forward is ``run(owner, *inputs)`` (``gt_calls.Run``)."""
+    from gt_calls import Run
 
-    class Wrapped(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.owner = owner
-
-        def forward(self, *inputs: Any) -> Any:
-            return run(self.owner, *inputs)
-
-        def entry_points(self) -> list[Any]:
-            return entries
-
-    return Wrapped()
+    return Run(owner, run, entries)
 
 
 def _models(name: str) -> Built:
