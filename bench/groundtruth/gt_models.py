@@ -188,6 +188,13 @@ BUILDER_MODULES: dict[str, str] = {
     "ptwt": "gt_ptwt",
     "torchmin": "gt_torchmin",
     "torch_kmeans": "gt_torch_kmeans",
+    # The ninth sealed half: picked before any of it was installed or built (builders follow README.md's rules).
+    "MEGABYTE_pytorch": "gt_megabyte",
+    "bayesian_torch": "gt_bayesian_torch",
+    "soft_moe_pytorch": "gt_soft_moe",
+    "coca_pytorch": "gt_coca",
+    "x_unet": "gt_x_unet",
+    "pytorch_tcn": "gt_pytorch_tcn",
 }
 
 

@@ -123,6 +123,12 @@ LIBRARIES: dict[str, str] = {
     "ptwt": "1.0.1",
     "pytorch-minimize": "0.1.0",
     "torch-kmeans": "0.2.0",
+    "MEGABYTE-pytorch": "0.3.6",  # the ninth sealed half, from here to pytorch-tcn
+    "bayesian-torch": "0.5.0",
+    "soft-moe-pytorch": "0.1.9",
+    "CoCa-pytorch": "0.1.0",
+    "x-unet": "0.5.0",
+    "pytorch-tcn": "1.2.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
