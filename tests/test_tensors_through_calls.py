@@ -102,3 +102,50 @@ def test_loop_targets_take_the_kind_of_what_they_step_through() -> None:
     lines = LOOPS.splitlines()
     flagged = [lines[f.start.line - 1].strip() for f in lint_source(LOOPS, "solver.py", Config(select=("DYN102",)))]
     assert flagged == ["if t == t0:"]
+
+
+def test_a_comparison_passed_on_is_no_tensor_and_one_with_a_string_no_mask() -> None:
+    """opacus's ``forward_layer(..., reverse_layer=(direction == 1))`` with ``direction`` from a loop over a
+    helper's result, torchmin's ``numpy = (method == 'trust-constr')``: Python bools under Dynamo (measured:
+    no break at ``if reverse_layer:``). A comparison of something not known to be Python is taken for a
+    mask by DYN105's reading, never for a tensor a branch would break on."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def forward_layer(x, reverse_layer, numpy=False):
+            if reverse_layer:
+                x = x.flip(0)
+            if numpy:
+                return x
+            return x * 2
+
+
+        @torch.compile
+        def run(x, layers, method: str):
+            for direction, cell in layers.items():
+                x = forward_layer(x, reverse_layer=(direction == 1), numpy=(method == "trust-constr"))
+            return x
+    """)
+    assert lint_source(source, "rnn.py", Config(select=("DYN102",))) == []
+
+
+def test_a_comparison_with_a_known_tensor_passed_on_is_a_tensor() -> None:
+    """torchmin's ``bound_hit``-style flags: ``hit = norm >= radius`` with ``norm`` a tensor is a boolean tensor,
+    and a branch on the parameter it fills breaks (GB0170)."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def update(x, hit):
+            if hit:
+                return x * 2
+            return x
+
+
+        @torch.compile
+        def step(x, radius: float):
+            norm = torch.linalg.norm(x)
+            return update(x, norm >= radius)
+    """)
+    assert [f.start.line for f in lint_source(source, "trust.py", Config(select=("DYN102",)))] == [5]

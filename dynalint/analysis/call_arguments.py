@@ -127,9 +127,11 @@ class FunctionArguments:
         kind = type(node)
         if kind is ast.Name:
             return self._binding(node.id, self.is_mask)  # type: ignore[attr-defined]
-        if kind is ast.Compare:
+        if kind is ast.Compare:  # not with a string: ``method == "trust-constr"`` is a Python bool
             return (len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)  # type: ignore[attr-defined]
-                    and not self.is_python(node.left))  # type: ignore[attr-defined]
+                    and not self.is_python(node.left)  # type: ignore[attr-defined]
+                    and not any(type(side) is ast.Constant and isinstance(side.value, str)
+                                for side in (node.left, *node.comparators)))  # type: ignore[attr-defined]
         if kind is ast.Subscript:  # indexing and slicing keep the dtype
             return self.is_mask(node.value)  # type: ignore[attr-defined]
         if kind is ast.UnaryOp:
@@ -152,13 +154,15 @@ class FunctionArguments:
         return False
 
     def is_tensor(self, node: ast.expr) -> bool:
-        """Whether ``node`` is a tensor by how it is made (``makes_tensor``), an index or slice of one, or a
-        name last bound to one (``steps = torch.linspace(...)``, then ``steps[i + 1]``)."""
+        """Whether ``node`` is a tensor by how it is made (``makes_tensor``), an index or slice of one, a
+        comparison with one, or a name last bound to one (``steps = torch.linspace(...)``, then ``steps[i + 1]``)."""
         kind = type(node)
         if kind is ast.Name:
             return self._binding(node.id, self.is_tensor)  # type: ignore[attr-defined]
         if kind is ast.Subscript:
             return self.is_tensor(node.value)  # type: ignore[attr-defined]
+        if kind is ast.Compare:  # ``t1 >= t[j]``, ``norm > tol`` with ``norm`` a tensor: a boolean tensor
+            return any(self.is_tensor(side) for side in (node.left, *node.comparators))  # type: ignore[attr-defined]
         return makes_tensor(node, self.imports)
 
     def bind(self, target: ast.expr, value: ast.expr | None) -> None:
@@ -255,6 +259,8 @@ class FunctionArguments:
             what = 0
         elif element == WHOLE and self.is_mask(value):
             what = 1
+            if self.is_tensor(value):  # a mask made from a known tensor is a tensor too (``passed_tensors``)
+                found = [*(found or ()), (3, slot, value, element)]
         elif type(value) is ast.Call and _may_give_python_or_mask(value, element) and (
                 element == WHOLE or not self.is_mask(value)):
             what = 2  # a helper's result: the program looks it up

@@ -856,8 +856,8 @@ class Program:
                 given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given}
                 here = set(definition.none_defaults) - given
             else:
-                if what == "tensor":  # a mask is a tensor too
-                    passed = set(call.tensor_args) | set(call.mask_args)
+                if what == "tensor":  # not the masks: a comparison of anything not known to be Python counts as one
+                    passed = set(call.tensor_args)
                 else:
                     passed = set(call.python_args if what == "python" else call.mask_args) | {
                         slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}
