@@ -22,11 +22,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_PACKAGES
+
 if TYPE_CHECKING:
     from dynalint.analysis.program import Program
 
-# Packages whose native functions Dynamo traces, or that other rules and tables speak for.
-_KNOWN_PACKAGES = frozenset({"torch", "functorch", "triton", "numpy", "scipy", "sympy", "typing_extensions"})
+# Packages whose native functions Dynamo traces, or that other rules and tables speak for (DYN210 NumPy, the
+# packages ``skipped_library_calls`` takes whole).
+_KNOWN_PACKAGES = frozenset({"torch", "functorch", "triton", "numpy", "sympy", "typing_extensions",
+                             *SKIPPED_LIBRARY_PACKAGES})
 
 
 def native_callee(program: Program, qualified: str) -> str | None:

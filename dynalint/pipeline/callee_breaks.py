@@ -248,8 +248,8 @@ def eager_constructions(program: Program, module: ModuleSummary, function: Funct
         site = CallSite(*record)
         if site.line <= resumed:
             continue
-        if site.callee.endswith("[]"):  # ``METHODS[name](...)``: a registry's class called
-            classes = program.instances(module, dispatch.NEW_ITEM + site.callee[:-2])
+        if site.callee.endswith(dispatch.REGISTRY_CALL):  # ``METHODS[name](...)``: a registry's class called
+            classes = program.instances(module, dispatch.NEW_ITEM + site.callee[: -len(dispatch.REGISTRY_CALL)])
         else:
             made = program.instance_class(module, site.callee)
             classes = [made] if made else []
