@@ -359,6 +359,40 @@ def test_inherited_forward_and_subclass_of_in_file_module() -> None:
     assert [link.function for link in finding.region.chain] == ["Child.forward", "Base.helper"]
 
 
+def test_super_calls_reach_the_next_class_of_the_mro_and_no_further() -> None:
+    # Dynamo inlines ``super().step(x)`` like any method call: the base's print breaks as well (measured on
+    # torch 2.13 by the ground truth: laplace's ``ParametricLaplace.optimize_prior_precision`` calls its
+    # base's through ``super()``). ``Root.step`` is shadowed by ``Base.step`` and never runs.
+    source = """
+        import torch
+
+        class Root:
+            def step(self, x):
+                print("root")
+                return x
+
+        class Base(Root):
+            def step(self, x):
+                print("base")
+                return x
+
+        class Child(Base):
+            def step(self, x):
+                return super().step(x) + 1
+
+            @torch.compile
+            def run(self, x):
+                return self.step(x)
+
+        class Unrelated:
+            def step(self, x):
+                return super().step(x)
+    """
+    (finding,) = lint(source)
+    assert finding.start.line == 11
+    assert [link.function for link in finding.region.chain] == ["Child.run", "Child.step", "Base.step"]
+
+
 @pytest.mark.parametrize(
     "guarded",
     [

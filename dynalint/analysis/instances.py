@@ -115,3 +115,36 @@ def _attribute_type(context: LintContext, attr: str) -> str | None:
 def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:
     in_tree = context.program.instance_class(module, written)
     return in_tree if in_tree is not None else (resolved or written)
+
+
+class LocalConstructions:
+    """What built each local of the function being linted, for rules that track objects they know by their
+    constructor (``opt = torch.optim.Adam(...)``, ``bar = tqdm(...)``): the callee's qualified name where
+    every binding of the name seen so far in the function is a call of that callee.
+
+    A rule calls ``enter`` / ``leave`` from its ``visit_FunctionDef`` / ``leave_FunctionDef`` and ``bind``
+    from ``visit_Assign``. A name bound to anything else before or after (``bar = range(n)`` then, under
+    ``if progress:``, ``bar = tqdm(...)``) is no known object from then on: which binding holds at run
+    time is not known here.
+    """
+
+    def __init__(self) -> None:
+        self._scopes: list[dict[str, str | None]] = [{}]
+
+    def enter(self) -> None:
+        self._scopes.append({})
+
+    def leave(self) -> None:
+        self._scopes.pop()
+
+    def bind(self, context: LintContext, node: cst.Assign) -> None:
+        built = context.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
+        scope = self._scopes[-1]
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                name = target.target.value
+                scope[name] = built if scope.get(name, built) == built else None
+
+    def built(self, node: cst.BaseExpression) -> str | None:
+        """The qualified callee that built the local ``node`` names, if it is such a local."""
+        return self._scopes[-1].get(node.value) if isinstance(node, cst.Name) else None

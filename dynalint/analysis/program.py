@@ -484,6 +484,8 @@ class Program:
             return self.instance_call(self.instance_class(module, callee[: -len(dispatch.INSTANCE_CALL)]))
         if dispatch.INSTANCE_METHOD in callee:  # ``Helper(...).run(x)``: that method of the new instance
             made, _, name = callee.rpartition(dispatch.INSTANCE_METHOD)
+            if made == "super":  # ``super().run(x)``: the method of the next class of the caller's MRO
+                return self._next_in_mro(module, function, name)
             cls = self.instance_class(module, made)
             found = self.method(cls, name) if cls else None
             return [found] if found else []
@@ -522,6 +524,19 @@ class Program:
                 forward = self.method(applied, "forward")
                 return [forward] if forward else []
         return self._called(self.resolve_name(module, callee))
+
+    def _next_in_mro(self, module: ModuleSummary, function: FunctionSummary, name: str) -> list[str]:
+        """What ``super().<name>(...)`` in a method calls: ``name`` on the first class after the caller's own
+        in its MRO that defines it (``super(Cls, self)`` is read as the caller's class, its usual spelling)."""
+        if not function.class_name:
+            return []
+        own = module.qualify(function.class_name)
+        for current in self.mro(own)[1:]:
+            owner, cls = self.classes[current]
+            found = owner.qualify(f"{cls.qualname}.{name}")
+            if found in self.functions:
+                return [found]
+        return []
 
     def _closure_function(self, module: ModuleSummary, function: FunctionSummary, name: str) -> str | None:
         """The function ``name`` calls when a ``def`` of that name is nested in the caller or in a function

@@ -31,6 +31,7 @@ from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.module_construction import ModuleConstruction
 from dynalint.checks.numpy_call import NumpyCall
+from dynalint.checks.optimizer_call import OptimizerCall
 from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
@@ -97,6 +98,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SparseTensor,
     ModuleConstruction,
     BuiltObjectMethod,
+    OptimizerCall,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -1,18 +1,24 @@
 """DYN209 ``tqdm-call``: ``tqdm`` progress bars inside compiled code. Page: ``rules/DYN209-tqdm-call.md``.
 
 Constructors and helpers are recognised by qualified name (``tqdm.tqdm``, ``tqdm.auto.trange``, ...);
-method calls on a bar by what built it (a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
+method calls on a bar, and a ``for`` loop over one, by what built it (a local ``bar = tqdm(...)`` of the same
+function, a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.instances import LocalConstructions, constructed_by
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rewrites import eager_only
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
 ITERTOOLS = "tqdm.contrib.itertools."  # ``product``, ``chain``, ...: iterators wrapped in a bar
@@ -39,6 +45,27 @@ class TqdmCall(Rule):
     # only. A ``tqdm(...)`` around a loop's iterable has no fix: dropping it changes eager runs too.
     fix = Applicability.UNSAFE
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._locals = LocalConstructions()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._locals.enter()
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._locals.leave()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._locals.bind(self.context, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        # ``for step in bar:`` over a bar built before the loop: iterating it is a skipped method (GB0008).
+        if self._is_bar(node.iter):
+            self.report(node.iter, call=f"iter({dotted_name(node.iter)})")
+
+    def _is_bar(self, node: cst.BaseExpression) -> bool:
+        return _is_tqdm(self._locals.built(node)) or _is_tqdm(constructed_by(self.context, node))
+
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         func = node.func
@@ -49,5 +76,5 @@ class TqdmCall(Rule):
             # ``tqdm.write(...)``: a class method; ``bar.update(1)``: a bar built by a tqdm factory.
             if _is_tqdm(self.context.resolve(owner)):
                 self.report(node, rewrite=eager_only(node), call=f"{resolved}()")
-            elif _is_tqdm(constructed_by(self.context, owner)):
+            elif self._is_bar(owner):
                 self.report(node, rewrite=eager_only(node), call=f"{dotted_name(func) or func.attr.value}()")

@@ -47,4 +47,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN506', 'sparse-tensor', True, '>=2.4'),
     ('DYN507', 'module-construction', True, '>=2.4'),
     ('DYN508', 'built-object-method', True, '>=2.4'),
+    ('DYN509', 'optimizer-call', True, '>=2.4'),
 )

@@ -1,0 +1,78 @@
+"""DYN509 ``optimizer-call``: a ``torch.optim`` optimizer built, stepped or zeroed in compiled code.
+
+Page: ``rules/DYN509-optimizer-call.md``. Measured on torch 2.13, every optimizer class of ``torch.optim``:
+building one (``torch.optim.Adam(params, lr=...)``) sets an attribute Dynamo cannot (GB0467), or, in a frame
+resumed after another break, calls a function Dynamo skips (GB0008); ``zero_grad()`` is a skipped function
+(GB0008); ``step()`` of the optimizers whose step is wrapped for ``differentiable`` (SGD, Adam, AdamW,
+RMSprop, ...) calls ``torch._dynamo.graph_break()`` before and after the update (GB0025), Adafactor's
+step reads a tensor as a Python number (GB0124) and LBFGS's runs its closure and loop eagerly (GB0098).
+``Muon.step()`` traced without a break, and ``SparseAdam`` needs sparse gradients: neither is flagged.
+
+An optimizer is known by what built it: a call resolving to a ``torch.optim`` class, stored in a local
+of the same function, a module-level name or an attribute set in ``__init__`` (``instances.constructed_by``).
+An optimizer that arrives as an argument is not followed (nothing says what it is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.analysis.instances import LocalConstructions, constructed_by
+from dynalint.lint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+OPTIMIZERS = "torch.optim."
+# ``step()`` that traced without a break (Muon) or could not be measured on dense gradients (SparseAdam).
+STEP_TRACES = frozenset({"Muon", "SparseAdam"})
+NOT_OPTIMIZERS = ("lr_scheduler", "swa_utils")
+
+
+def optimizer_class(qualified: str | None) -> str | None:
+    """``Adam`` for ``torch.optim.Adam`` / ``torch.optim.adam.Adam``; ``None`` for anything else."""
+    if not qualified or not qualified.startswith(OPTIMIZERS):
+        return None
+    parts = qualified[len(OPTIMIZERS):].split(".")
+    if parts[0] in NOT_OPTIMIZERS or not parts[-1][:1].isupper() or parts[-1] == "Optimizer":
+        return None
+    return parts[-1]
+
+
+class OptimizerCall(Rule):
+    code = "DYN509"
+    name = "optimizer-call"
+    message = ("`{call}` in compiled code breaks the graph: Dynamo skips building, zeroing and stepping "
+               "a torch.optim optimizer")
+    help = "Compile the model's forward and loss, and build, zero and step the optimizer outside the compiled code"
+    gb_ids = ("GB0467", "GB0008", "GB0025")
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._locals = LocalConstructions()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._locals.enter()
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._locals.leave()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._locals.bind(self.context, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        built = optimizer_class(self.context.resolve(node.func))
+        if built:
+            self.report(node, call=f"torch.optim.{built}()")
+            return
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("step", "zero_grad"):
+            return
+        held = self._held(func.value)
+        if held and not (func.attr.value == "step" and held in STEP_TRACES):
+            self.report(node, call=f"{held}.{func.attr.value}()")
+
+    def _held(self, owner: cst.BaseExpression) -> str | None:
+        return optimizer_class(self._locals.built(owner) or constructed_by(self.context, owner))

@@ -1,0 +1,101 @@
+"""DYN509 ``optimizer-call``: which optimizers and calls are taken for ``torch.optim``'s.
+
+What breaks was measured on torch 2.13 for every class of ``torch.optim`` (the page's Examples are
+compiled again by the verify tests and the release matrix): construction and ``zero_grad()`` are skipped
+functions, ``step()`` breaks for all but ``Muon`` (and ``SparseAdam``, not measurable on dense gradients).
+These tests pin down how the rule knows an optimizer: by what built it, never by a method's name alone.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from dynalint.api import lint_source
+from dynalint.checks.optimizer_call import optimizer_class
+from dynalint.project.config import Config
+
+
+def flagged(source: str) -> list[tuple[int, str]]:
+    findings = lint_source(textwrap.dedent(source), "train.py", Config(select=("DYN509",)))
+    return [(f.start.line, f.message.split("`")[1]) for f in findings]
+
+
+def test_an_optimizer_is_known_by_its_constructor_under_any_import_path() -> None:
+    assert optimizer_class("torch.optim.Adam") == "Adam"
+    assert optimizer_class("torch.optim.adamw.AdamW") == "AdamW"
+    assert optimizer_class("torch.optim.lr_scheduler.StepLR") is None  # a scheduler steps without breaking
+    assert optimizer_class("torch.optim.Optimizer") is None  # the base class is subclassed, not built
+    assert optimizer_class("torch.optim.swa_utils.AveragedModel") is None
+    assert optimizer_class("mylib.optim.Adam") is None
+
+
+def test_built_in_the_function_at_module_level_or_in_init() -> None:
+    source = """
+        import torch
+        import torch.optim as optim
+        from torch.optim import AdamW
+
+        weights = torch.nn.Parameter(torch.randn(4, 1))
+        GLOBAL = torch.optim.SGD([weights], lr=0.1)
+        SCHEDULE = torch.optim.lr_scheduler.StepLR(GLOBAL, 3)
+
+        class Trainer:
+            def __init__(self, p):
+                self.optimizer = AdamW([p])
+                self.ema = object()
+
+            @torch.compile
+            def step(self, x):
+                self.optimizer.zero_grad()
+                self.ema.step()
+                loss = (x * 2).sum()
+                self.optimizer.step()
+                SCHEDULE.step()
+                return loss
+
+        @torch.compile
+        def fit(x, passed):
+            local = optim.Adam([weights])
+            local.step()
+            passed.step()
+            GLOBAL.zero_grad(set_to_none=True)
+            return x
+    """
+    assert flagged(source) == [
+        (17, "AdamW.zero_grad()"),
+        (20, "AdamW.step()"),
+        (26, "torch.optim.Adam()"),
+        (27, "Adam.step()"),
+        (29, "SGD.zero_grad()"),
+    ]  # not ``self.ema.step()``, the scheduler's step nor an optimizer passed in as an argument
+
+
+def test_a_rebound_local_is_no_longer_an_optimizer_and_muon_steps_without_breaking() -> None:
+    source = """
+        import torch
+
+        @torch.compile
+        def fit(x, params):
+            opt = torch.optim.SGD(params)
+            opt = make_other()
+            opt.step()
+            muon = torch.optim.Muon(params)
+            muon.step()
+            muon.zero_grad()
+            return x
+    """
+    assert flagged(source) == [(6, "torch.optim.SGD()"), (9, "torch.optim.Muon()"), (11, "Muon.zero_grad()")]
+
+
+def test_eager_code_is_not_flagged() -> None:
+    source = """
+        import torch
+
+        def train(model, batches):
+            opt = torch.optim.Adam(model.parameters())
+            for x in batches:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+    """
+    assert flagged(source) == []
