@@ -129,6 +129,11 @@ LIBRARIES: dict[str, str] = {
     "CoCa-pytorch": "0.1.0",
     "x-unet": "0.5.0",
     "pytorch-tcn": "1.2.3",
+    "pypose": "0.9.5",  # added to the ninth sealed half before it was scored, from here to pymde
+    "geotorch": "0.4.0",
+    "pytorch-wavelets": "1.3.0",
+    "roma": "1.8.0",
+    "pymde": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
