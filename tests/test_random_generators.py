@@ -51,3 +51,26 @@ def test_creating_reseeding_and_sampling_with_a_generator_are_reported_and_gener
     # A parameter that defaults to None may be None: only a generator built as one is sure.
     assert found["b = torch.randn(x.shape, generator=generator)"].confidence.value == "likely"
     assert found["a = torch.rand(x.shape, generator=self.g)"].confidence.value == "certain"
+
+
+def test_a_generator_parameter_no_compiled_caller_passes_is_none_while_traced() -> None:
+    # laplace's ``sample(n_samples, generator=None)`` called from compiled code as ``sample(100)``: the
+    # ground truth saw no break at its ``torch.randn(..., generator=generator)`` (it is ``None`` there).
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def draw(x, generator=None):
+            return torch.randn(x.shape, generator=generator)
+
+
+        def draw_seeded(x, generator=None):
+            return torch.randn(x.shape, generator=generator)
+
+
+        @torch.compile
+        def f(x, g):
+            return draw(x) + draw_seeded(x, generator=g)
+    """)
+    found = [f.start.line for f in lint_source(source, "draws.py", Config(select=("DYN205",)))]
+    assert found == [9]

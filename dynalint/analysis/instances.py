@@ -145,6 +145,10 @@ class LocalConstructions:
                 name = target.target.value
                 scope[name] = built if scope.get(name, built) == built else None
 
+    def declare(self, name: str, built: str) -> None:
+        """Take ``name`` as built by ``built`` from here on (a parameter's annotation, ``iter(loader)``)."""
+        self._scopes[-1][name] = built
+
     def built(self, node: cst.BaseExpression) -> str | None:
         """The qualified callee that built the local ``node`` names, if it is such a local."""
         return self._scopes[-1].get(node.value) if isinstance(node, cst.Name) else None

@@ -20,6 +20,7 @@ from dynalint.checks.comprehension_resume import ComprehensionResume
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
 from dynalint.checks.data_dependent_size import DataDependentSize
+from dynalint.checks.data_loading_call import DataLoadingCall
 from dynalint.checks.data_ptr_comparison import DataPtrComparison
 from dynalint.checks.disabled_call import DisabledCall
 from dynalint.checks.disabled_collective import DisabledCollective
@@ -99,6 +100,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ModuleConstruction,
     BuiltObjectMethod,
     OptimizerCall,
+    DataLoadingCall,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -119,8 +119,10 @@ class RandomCall(Rule):
         elif not resolved.startswith("torch."):
             return None
         for arg in node.args:
+            # ``None`` written, or a parameter left to its ``None`` default by every compiled caller.
             if arg.keyword is not None and arg.keyword.value == "generator" and not (
-                    isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                    isinstance(arg.value, cst.Name)
+                    and (arg.value.value == "None" or arg.value.value in self.context.values.nones)):
                 return arg.value
         return None
 

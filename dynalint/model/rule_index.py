@@ -48,4 +48,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN507', 'module-construction', True, '>=2.4'),
     ('DYN508', 'built-object-method', True, '>=2.4'),
     ('DYN509', 'optimizer-call', True, '>=2.4'),
+    ('DYN510', 'data-loading-call', True, '>=2.4'),
 )

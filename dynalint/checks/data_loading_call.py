@@ -1,0 +1,116 @@
+"""DYN510 ``data-loading-call``: a ``torch.utils.data`` dataset or loader used in compiled code.
+
+Page: ``rules/DYN510-data-loading-call.md``. Measured on torch 2.13: Dynamo skips the code of
+``torch.utils.data``, so building a ``DataLoader`` or a dataset, ``len()`` of either, iterating a loader
+(``for batch in loader``, ``iter(loader)``, ``next(...)`` of its iterator) and indexing a dataset each break
+at their line (GB0008). Reading a plain attribute (``loader.batch_size``) does not.
+
+A data object is known by what it is: a parameter annotated with a ``torch.utils.data`` class
+(``train_loader: DataLoader``, ``DataLoader | None``), a local, module-level name or attribute built by
+one, ``loader.dataset`` of a known loader, and an iterator made by ``iter()`` of a known loader.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dynalint.analysis.instances import LocalConstructions, constructed_by
+from dynalint.lint.rule import Rule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
+DATA = "torch.utils.data."
+# What ``LocalConstructions`` holds for ``batches = iter(loader)``: no qualified name, so never what ``bind``
+# records for another ``iter(...)`` (``builtins.iter``).
+ITERATOR = "<iterator of a torch.utils.data loader>"
+ITERATING = frozenset({"len", "iter", "next", "list", "enumerate", "zip"})
+
+
+def data_class(qualified: str | None) -> str | None:
+    """``DataLoader`` for ``torch.utils.data.DataLoader`` (or a submodule's path), else ``None``."""
+    if not qualified or not qualified.startswith(DATA):
+        return None
+    name = qualified.rsplit(".", 1)[-1]
+    return name if name[:1].isupper() or name == "random_split" else None
+
+
+def _annotated_classes(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The classes an annotation names, ``None`` left out: ``A | None`` and ``Optional[A]`` give ``[A]``."""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return _annotated_classes(annotation.left) + _annotated_classes(annotation.right)
+    if isinstance(annotation, cst.Name) and annotation.value == "None":
+        return []
+    if isinstance(annotation, cst.Subscript) and isinstance(annotation.value, (cst.Name, cst.Attribute)):
+        head = annotation.value.attr if isinstance(annotation.value, cst.Attribute) else annotation.value
+        if head.value in ("Optional", "Union"):
+            return [named for element in annotation.slice if isinstance(element.slice, cst.Index)
+                    for named in _annotated_classes(element.slice.value)]
+    return [annotation]
+
+
+class DataLoadingCall(Rule):
+    code = "DYN510"
+    name = "data-loading-call"
+    message = "`{call}` in compiled code breaks the graph: Dynamo skips torch.utils.data's datasets and loaders"
+    help = "Load the batch outside the compiled function and pass its tensors in"
+    gb_ids = ("GB0008",)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._locals = LocalConstructions()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._locals.enter()
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.annotation is None:
+                continue
+            named = [data_class(self.context.resolve(c)) for c in _annotated_classes(param.annotation.annotation)]
+            if named and all(named):
+                self._locals.declare(param.name.value, DATA + str(named[0]))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._locals.leave()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "iter"
+                and value.args and self._data(value.args[0].value)):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self._locals.declare(target.target.value, ITERATOR)
+            return
+        self._locals.bind(self.context, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._data(node.iter):
+            self._report(node.iter, f"iter({cst.Module([]).code_for_node(node.iter)})")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._data(node.value) not in (None, "DataLoader", ITERATOR):
+            self._report(node, f"{cst.Module([]).code_for_node(node.value)}[...]")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        built = data_class(self.context.resolve(func))
+        if built:
+            self._report(node, f"{built}()")
+        elif isinstance(func, cst.Name) and func.value in ITERATING and node.args and self._data(node.args[0].value):
+            self._report(node, f"{func.value}()")
+        elif isinstance(func, cst.Attribute) and self._data(func.value):
+            self._report(node, f".{func.attr.value}()")
+
+    def _report(self, node: cst.CSTNode, call: str) -> None:
+        self.report(node, call=call)
+
+    def _data(self, node: cst.BaseExpression) -> str | None:
+        """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "dataset" and self._data(node.value):
+            return "Dataset"
+        built = self._locals.built(node)
+        if built == ITERATOR:
+            return ITERATOR
+        return data_class(built or constructed_by(self.context, node))
+
