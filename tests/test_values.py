@@ -815,3 +815,21 @@ def test_allclose_on_a_receiver_of_unknown_type_answers_a_python_bool_not_a_tens
     # gives is a constant to what follows; a branch on it breaks nothing (POT's ``if symmetric:``).
     body = "same = y.allclose(x, x * 2) and y.equal(x, x)\nif same:\n    x = x + 1\nif y.sum(x) > 0:\n    x = x - 1\n"
     assert [f.start.line for f in lint_one(body, "DYN102")] == [8]
+
+
+@pytest.mark.parametrize("summary", ["y.dot(s)", "y.trace()", "y.dist(s)", "y.vdot(s)"])
+def test_products_and_scalar_summaries_of_an_unknown_receiver_are_likely_tensors(summary: str) -> None:
+    # torchmin's BFGS update: ``rho_inv = y.dot(s)`` then ``if rho_inv <= 1e-10:`` (GB0170, and so are these
+    # forms on tensors, measured on torch 2.13); ``y`` and ``s`` are un-annotated inputs of unknown kind.
+    source = textwrap.dedent(f"""\
+        import torch
+
+        @torch.compile
+        def update(y, s):
+            rho_inv = {summary}
+            if rho_inv <= 1e-10:
+                return y
+            return y / rho_inv
+    """)
+    (finding,) = lint_source(source, "bfgs.py", Config(select=("DYN102",)))
+    assert finding.start.line == 6 and finding.confidence is Confidence.LIKELY

@@ -129,7 +129,9 @@ DATA_COMPARISON_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_COMPARISO
 # Dynamo traces as one): their result in a condition is a branch on data.
 REDUCTIONS = frozenset(
     {"sum", "mean", "any", "all", "max", "min", "amax", "amin", "norm", "std", "var", "prod", "argmax",
-     "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp"}
+     "argmin", "isnan", "isinf", "isfinite", "abs", "count_nonzero", "allclose", "equal", "logsumexp",
+     # products and scalar summaries of the same kind (torchmin's ``rho_inv = y.dot(s)``, then a branch on it)
+     "dot", "vdot", "inner", "trace", "median", "nansum", "nanmean", "dist", "det", "logdet"}
 )
 # Reductions that, given no dimension, reduce every element to a 0-d tensor (those whose integer result
 # may index: positions, counts, sums of integer or boolean tensors, extremes).
