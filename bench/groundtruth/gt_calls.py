@@ -36,6 +36,14 @@ class Call(nn.Module):
         return [self.function]
 
 
+class Keywords(Call):
+    """A library module called with fixed keywords (tensors among them: masks, histories, residuals);
+    what it enters is the module's class."""
+
+    def entry_points(self) -> list[Any]:
+        return [type(self.function)]
+
+
 class Run(nn.Module):
     """A bench module holding ``owner`` (a model, a part of one, any object) whose forward is ``run(owner, *inputs)``;
     ``entries`` are the library functions it enters."""

@@ -175,13 +175,14 @@ def _inputs(kind: str, call: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str,
 def _router(name: str) -> Built:
     import torch
     from colt5_attention import CoordinateDescentRouter
+    from gt_calls import Keywords
     from torch import nn
 
     keywords, call = ROUTERS[name][:2]
     router = CoordinateDescentRouter(DIM, **keywords)
     args, call = _inputs(ROUTERS[name][2], call)
     if name != "CoordinateDescentRouter.route_back":
-        return _Keywords(router, call), args, {}
+        return Keywords(router, **call), args, {}
 
     class _RouteBack(nn.Module):
         """Route tokens, transform the routed ones, scatter them back (what the routed modules do)."""
@@ -200,25 +201,6 @@ def _router(name: str) -> Built:
             return [CoordinateDescentRouter, CoordinateDescentRouter.route_back]
 
     return _RouteBack(), args, {}
-
-
-def _Keywords(module: Any, call: dict[str, Any]) -> Any:  # noqa: N802  (a class factory)
-    """``module`` called with ``call`` as fixed keywords (tensors among them: masks, routing tokens)."""
-    from torch import nn
-
-    class Keywords(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.module = module
-            self.call = call
-
-        def forward(self, *args: Any) -> Any:
-            return self.module(*args, **self.call)
-
-        def entry_points(self) -> list[Any]:
-            return [type(self.module)]
-
-    return Keywords()
 
 
 def _function(name: str) -> Built:

@@ -191,26 +191,8 @@ def _unet_input(kind: str) -> Any:
             "image1": lambda: _randn(1, CHANNELS, SIZE, SIZE)}[kind]()
 
 
-def _Keywords(module: Any, call: dict[str, Any]) -> Any:  # noqa: N802  (a class factory)
-    """``module`` called with ``call`` as fixed keywords (tensors and lists of tensors among them)."""
-    from torch import nn
-
-    class Keywords(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.module = module
-            self.call = call
-
-        def forward(self, *args: Any) -> Any:
-            return self.module(*args, **self.call)
-
-        def entry_points(self) -> list[Any]:
-            return [type(self.module)]
-
-    return Keywords()
-
-
 def _xattnres(name: str) -> Built:
+    from gt_calls import Keywords
     from x_unet import XAttnRes
 
     keywords, kind = XATTNRES[name]
@@ -227,20 +209,21 @@ def _xattnres(name: str) -> Built:
             return module, (x,), {}
         if kind == "empty":
             history = []
-        return _Keywords(module, {"history": history}), (x,), {}
+        return Keywords(module, history=history), (x,), {}
     x = _randn(BATCH, 16, 2, 8, 8)
     history = [_randn(BATCH, 8, 4, 16, 16, seed=2), _randn(BATCH, 16, 2, 4, 4, seed=3)]
-    return _Keywords(module, {"history": history}), (x,), {}
+    return Keywords(module, history=history), (x,), {}
 
 
 def _part(name: str) -> Built:
+    from gt_calls import Keywords
     from x_unet import x_unet as lib
 
     cls, args, keywords, kind = PARTS[name]
     module = getattr(lib, cls)(*args, **keywords)
     if kind == "fmaps":
         fmaps = [_randn(BATCH, 8, 4, 8, 8, seed=2), _randn(BATCH, 16, 4, 4, 4, seed=3)]
-        return _Keywords(module, {"fmaps": fmaps}), (_randn(BATCH, 8, 4, 8, 8),), {}
+        return Keywords(module, fmaps=fmaps), (_randn(BATCH, 8, 4, 8, 8),), {}
     channels = 16 if kind == "fmap16" else 8
     return module, (_randn(BATCH, channels, 4, 8, 8),), {}
 
@@ -290,7 +273,7 @@ def build(name: str) -> Built:
     import x_unet
     from x_unet import x_unet as lib
 
-    from gt_calls import Call
+    from gt_calls import Call, Keywords
 
     torch.manual_seed(0)
     if name in UNETS:
@@ -302,7 +285,7 @@ def build(name: str) -> Built:
         frames = FRAMES if kind == "video" else 1
         x = _randn(BATCH, 8, frames, SIZE, SIZE)
         if kind == "fmap+residual":
-            return _Keywords(module, {"residual": _randn(BATCH, 8, 1, SIZE, SIZE, seed=2)}), (x,), {}
+            return Keywords(module, residual=_randn(BATCH, 8, 1, SIZE, SIZE, seed=2)), (x,), {}
         return module, (x,), {}
     if name in XATTNRES:
         return _xattnres(name)

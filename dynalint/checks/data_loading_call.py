@@ -12,15 +12,10 @@ one, ``loader.dataset`` of a known loader, and an iterator made by ``iter()`` of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from dynalint.analysis.instances import LocalConstructions, constructed_by
-from dynalint.lint.rule import Rule
-
-if TYPE_CHECKING:
-    from dynalint.analysis.regions import LintContext
+from dynalint.analysis.instances import constructed_by
+from dynalint.lint.rule import LocalObjectRule
 
 DATA = "torch.utils.data."
 # What ``LocalConstructions`` holds for ``batches = iter(loader)``: no qualified name, so never what ``bind``
@@ -51,28 +46,21 @@ def _annotated_classes(annotation: cst.BaseExpression) -> list[cst.BaseExpressio
     return [annotation]
 
 
-class DataLoadingCall(Rule):
+class DataLoadingCall(LocalObjectRule):
     code = "DYN510"
     name = "data-loading-call"
     message = "`{call}` in compiled code breaks the graph: Dynamo skips torch.utils.data's datasets and loaders"
     help = "Load the batch outside the compiled function and pass its tensors in"
     gb_ids = ("GB0008",)
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._locals = LocalConstructions()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._locals.enter()
+        super().visit_FunctionDef(node)
         for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
             if param.annotation is None:
                 continue
             named = [data_class(self.context.resolve(c)) for c in _annotated_classes(param.annotation.annotation)]
             if named and all(named):
-                self._locals.declare(param.name.value, DATA + str(named[0]))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._locals.leave()
+                self.locals.declare(param.name.value, DATA + str(named[0]))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -80,9 +68,9 @@ class DataLoadingCall(Rule):
                 and value.args and self._data(value.args[0].value)):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
-                    self._locals.declare(target.target.value, ITERATOR)
+                    self.locals.declare(target.target.value, ITERATOR)
             return
-        self._locals.bind(self.context, node)
+        super().visit_Assign(node)
 
     def visit_For(self, node: cst.For) -> None:
         if self._data(node.iter):
@@ -109,7 +97,7 @@ class DataLoadingCall(Rule):
         """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
         if isinstance(node, cst.Attribute) and node.attr.value == "dataset" and self._data(node.value):
             return "Dataset"
-        built = self._locals.built(node)
+        built = self.locals.built(node)
         if built == ITERATOR:
             return ITERATOR
         return data_class(built or constructed_by(self.context, node))

@@ -15,15 +15,10 @@ An optimizer that arrives as an argument is not followed (nothing says what it i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from dynalint.analysis.instances import LocalConstructions, constructed_by
-from dynalint.lint.rule import Rule
-
-if TYPE_CHECKING:
-    from dynalint.analysis.regions import LintContext
+from dynalint.analysis.instances import constructed_by
+from dynalint.lint.rule import LocalObjectRule
 
 OPTIMIZERS = "torch.optim."
 # ``step()`` that traced without a break (Muon) or could not be measured on dense gradients (SparseAdam).
@@ -41,26 +36,13 @@ def optimizer_class(qualified: str | None) -> str | None:
     return parts[-1]
 
 
-class OptimizerCall(Rule):
+class OptimizerCall(LocalObjectRule):
     code = "DYN509"
     name = "optimizer-call"
     message = ("`{call}` in compiled code breaks the graph: Dynamo skips building, zeroing and stepping "
                "a torch.optim optimizer")
     help = "Compile the model's forward and loss, and build, zero and step the optimizer outside the compiled code"
     gb_ids = ("GB0467", "GB0008", "GB0025")
-
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._locals = LocalConstructions()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._locals.enter()
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._locals.leave()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._locals.bind(self.context, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))
@@ -75,4 +57,4 @@ class OptimizerCall(Rule):
             self.report(node, call=f"{held}.{func.attr.value}()")
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
-        return optimizer_class(self._locals.built(owner) or constructed_by(self.context, owner))
+        return optimizer_class(self.locals.built(owner) or constructed_by(self.context, owner))

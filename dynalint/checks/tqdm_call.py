@@ -7,18 +7,13 @@ function, a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from dynalint.analysis.instances import LocalConstructions, constructed_by
+from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rewrites import eager_only
-from dynalint.lint.rule import Rule
+from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Applicability
-
-if TYPE_CHECKING:
-    from dynalint.analysis.regions import LintContext
 
 FACTORIES = frozenset({"tqdm", "trange", "tenumerate", "tzip", "tmap"})
 ITERTOOLS = "tqdm.contrib.itertools."  # ``product``, ``chain``, ...: iterators wrapped in a bar
@@ -35,7 +30,7 @@ def _is_tqdm(qualified: str | None) -> bool:
     return qualified.rsplit(".", 1)[-1] in FACTORIES or qualified.startswith(ITERTOOLS)
 
 
-class TqdmCall(Rule):
+class TqdmCall(LocalObjectRule):
     code = "DYN209"
     name = "tqdm-call"
     message = "`{call}` in compiled code breaks the graph"
@@ -45,26 +40,13 @@ class TqdmCall(Rule):
     # only. A ``tqdm(...)`` around a loop's iterable has no fix: dropping it changes eager runs too.
     fix = Applicability.UNSAFE
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._locals = LocalConstructions()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._locals.enter()
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._locals.leave()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._locals.bind(self.context, node)
-
     def visit_For(self, node: cst.For) -> None:
         # ``for step in bar:`` over a bar built before the loop: iterating it is a skipped method (GB0008).
         if self._is_bar(node.iter):
             self.report(node.iter, call=f"iter({dotted_name(node.iter)})")
 
     def _is_bar(self, node: cst.BaseExpression) -> bool:
-        return _is_tqdm(self._locals.built(node)) or _is_tqdm(constructed_by(self.context, node))
+        return _is_tqdm(self.locals.built(node)) or _is_tqdm(constructed_by(self.context, node))
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from dynalint.analysis.instances import LocalConstructions
 from dynalint.lint.rewrites import Rewrite, is_tensor_arithmetic
 from dynalint.model.finding import Applicability, Confidence, Region
 from dynalint.model.selection import DOCS_URL
@@ -157,3 +158,22 @@ class TensorArithmeticRule(Rule):
     def in_tensor_arithmetic(self, node: cst.CSTNode) -> bool:
         found = self._other_side.get(id(node))
         return found is not None and is_tensor_arithmetic(self.context, *found)
+
+
+class LocalObjectRule(Rule):
+    """A rule that knows some objects by what built them, locals of the function being linted included
+    (``opt = torch.optim.Adam(...)``, ``bar = tqdm(...)``): ``self.locals`` follows each function's bindings.
+    A subclass that defines these callbacks too calls them here first."""
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self.locals = LocalConstructions()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.locals.enter()
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.locals.leave()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.locals.bind(self.context, node)
