@@ -198,7 +198,6 @@ BUILDER_MODULES: dict[str, str] = {
     # Added before the ninth was scored: its first six builders counted fewer than 150 break sites.
     "pypose": "gt_pypose",
     "geotorch": "gt_geotorch",
-    "pytorch_wavelets": "gt_pytorch_wavelets",
     "roma": "gt_roma",
     "pymde": "gt_pymde",
 }

@@ -131,7 +131,6 @@ LIBRARIES: dict[str, str] = {
     "pytorch-tcn": "1.2.3",
     "pypose": "0.9.5",  # added to the ninth sealed half before it was scored, from here to pymde
     "geotorch": "0.4.0",
-    "pytorch-wavelets": "1.3.0",
     "roma": "1.8.0",
     "pymde": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
