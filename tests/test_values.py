@@ -833,3 +833,27 @@ def test_products_and_scalar_summaries_of_an_unknown_receiver_are_likely_tensors
     """)
     (finding,) = lint_source(source, "bfgs.py", Config(select=("DYN102",)))
     assert finding.start.line == 6 and finding.confidence is Confidence.LIKELY
+
+
+def test_a_tensor_given_to_a_torch_ops_number_argument_is_read_as_one() -> None:
+    # Measured on torch 2.13: ``alpha=`` / ``beta=`` / ``value=`` given a tensor break (GB0033, torchmin's
+    # BFGS and CG); a Python number there, ``lerp``'s tensor weight, and the in-place ``add_`` / ``addcmul_`` /
+    # ``addcdiv_`` that Dynamo rewrites for optimizers, do not.
+    source = textwrap.dedent("""\
+        import torch
+
+        @torch.compile
+        def step(a, b, eye, s: torch.Tensor, y: torch.Tensor):
+            rho = 1.0 / y.dot(s)
+            left = torch.addr(eye, s, y, alpha=-rho)
+            a.sub_(b, alpha=rho)
+            c = torch.add(a, b, alpha=2.0)
+            d = torch.lerp(a, b, rho)
+            e = torch.addcmul(a, a, b, value=0.5)
+            f = s.addmm(eye, eye, beta=s.sum())
+            a.add_(b, alpha=rho)
+            a.addcdiv_(b, b, value=-rho)
+            return left, c, d, e, f
+    """)
+    found = [(f.start.line, f.message.split("`")[1]) for f in lint_source(source, "cg.py", Config(select=("DYN104",)))]
+    assert found == [(6, "alpha=-rho"), (7, "alpha=rho"), (11, "beta=s.sum()")]

@@ -1,4 +1,5 @@
-"""DYN104 ``tensor-to-scalar``: ``int(t)``, ``float(t)``, ``complex(t)``. Page: ``rules/DYN104-tensor-to-scalar.md``.
+"""DYN104 ``tensor-to-scalar``: ``int(t)``, ``float(t)``, ``complex(t)``, and a tensor given to a torch op's
+Python-number argument (``torch.add(a, b, alpha=t)``). Page: ``rules/DYN104-tensor-to-scalar.md``.
 
 ``bool(t)`` is DYN102's (it is a branch in disguise). A conversion inside a slice bound that DYN103
 reports is reported here too; DYN103 supersedes it, so the engine keeps only the slice's finding
@@ -15,19 +16,35 @@ from dynalint.model.finding import Applicability
 
 _TENSOR_READ = ("GB0124", "GB0059")  # through ``.item()``; ``complex()``: not traced at all
 CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
+# The scaling arguments torch reads as Python numbers, by op (function or method, ``_`` for in place): a
+# tensor given there is read with ``.item()``, a data-dependent operator (GB0033, measured on torch 2.13 for
+# add, sub, sub_, rsub, addr, addr_, addmm, addmm_, baddbmm, addcmul and ``Tensor.add``). ``lerp``'s weight
+# and ``masked_fill``'s value take tensors and are not here.
+SCALAR_ARGUMENTS = {
+    **dict.fromkeys(("add", "sub", "rsub"), ("alpha",)),
+    **dict.fromkeys(("addr", "addmm", "addmv", "addbmm", "baddbmm"), ("alpha", "beta")),
+    **dict.fromkeys(("addcmul", "addcdiv"), ("value",)),
+}
+# In-place forms Dynamo rewrites to take a tensor (the optimizers' ``p.addcdiv_(m, v, value=-step)``): traced
+# without a break on torch 2.13.
+TRACED_IN_PLACE = frozenset({"add_", "addcmul_", "addcdiv_"})
 
 
 class TensorToScalar(TensorArithmeticRule):
     code = "DYN104"
     name = "tensor-to-scalar"
-    message = "`{call}()` on a tensor in compiled code reads its value into Python and breaks the graph"
+    message = "`{call}` on a tensor in compiled code reads its value into Python and breaks the graph"
     help = "Keep the value a tensor (tensor arithmetic, `torch.where`), or convert it after the compiled call returns"
     gb_ids = ("GB0124", "GB0059", "GB0033")
     fix = Applicability.UNSAFE
 
     def visit_Call(self, node: cst.Call) -> None:
-        call = CONVERSIONS.get(self.context.resolve(node.func) or "")
-        if call is None or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        resolved = self.context.resolve(node.func)
+        call = CONVERSIONS.get(resolved or "")
+        if call is None:
+            self._scalar_arguments(node, resolved)
+            return
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
         if call != "complex" and self.context.settings.capture_scalar_outputs:
             return  # traced as an unbacked symbol; ``complex()`` has no such path
@@ -35,10 +52,32 @@ class TensorToScalar(TensorArithmeticRule):
         kind = self.context.kind(value)
         if kind.is_tensor_like:
             if self.context.values.is_numpy_array(value):  # ``int(np.prod([h, w]))``: a data-dependent read
-                self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="numpy", call=call)
+                self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="numpy", call=f"{call}()")
                 return
             # ``float(t)`` only: ``int(t)`` truncates, which the tensor would not.
             keep = call == "float" and self.in_tensor_arithmetic(node)
             rewrite = keep_tensor(node, value) if keep else None
-            self.report(node, confidence=kind.confidence, rewrite=rewrite, gb_ids=_TENSOR_READ, call=call)
+            self.report(node, confidence=kind.confidence, rewrite=rewrite, gb_ids=_TENSOR_READ, call=f"{call}()")
+
+    def _scalar_arguments(self, node: cst.Call, resolved: str | None) -> None:
+        """``torch.addr(i, s, y, alpha=rho)`` / ``r.sub_(ap, alpha=a)`` with a tensor as the scaling number."""
+        func = node.func
+        if resolved is not None:
+            if not resolved.startswith("torch."):
+                return
+            op = resolved.rsplit(".", 1)[-1]
+        elif isinstance(func, cst.Attribute) and self.context.kind(func.value).may_be_tensor:
+            op = func.attr.value
+            if op in TRACED_IN_PLACE:
+                return
+        else:
+            return
+        if self.context.settings.capture_scalar_outputs:
+            return  # ``.item()`` traced as an unbacked symbol
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in SCALAR_ARGUMENTS.get(op.rstrip("_"), ()):
+                kind = self.context.kind(arg.value)
+                if kind.is_tensor_like:
+                    self.report(arg, confidence=kind.confidence, gb_ids=("GB0033",), pattern="scalar-argument",
+                                call=f"{arg.keyword.value}={cst.Module([]).code_for_node(arg.value)}")
 
