@@ -136,6 +136,27 @@ def test_modules_of_a_namespace_package_are_found_by_the_name_their_importers_wr
     }
 
 
+def test_a_folder_without_init_inside_a_package_is_part_of_its_modules_names(tmp_path: Path) -> None:
+    # pytorch-minimize: ``torchmin/__init__.py`` is there, ``torchmin/constrained/`` has none, and
+    # ``minimize_constr.py`` imports ``from .constrained.trust_constr import _minimize``. Python names the
+    # module ``torchmin.constrained.trust_constr``; so must the call graph, or nothing it runs is compiled.
+    # A folder without ``__init__.py`` outside any package (``scripts/``) still names nothing.
+    package = tmp_path / "solvers"
+    (package / "constrained").mkdir(parents=True)
+    (tmp_path / "scripts").mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "constrained" / "trust.py").write_text("def _minimize(x):\n    return x.item()\n")
+    (package / "entry.py").write_text(
+        "import torch\n\nfrom .constrained.trust import _minimize\n\n\n@torch.compile\n"
+        "def minimize(x):\n    return _minimize(x)\n"
+    )
+    (tmp_path / "scripts" / "run.py").write_text(
+        "import torch\n\nfrom helpers import tool\n\n\n@torch.compile\ndef main(x):\n    return tool(x)\n"
+    )
+    (tmp_path / "scripts" / "helpers.py").write_text("def tool(x):\n    print(x)\n    return x\n")
+    assert found(tmp_path) == {("solvers/constrained/trust.py", 2, "DYN101"), ("scripts/helpers.py", 2, "DYN201")}
+
+
 def test_without_a_project_marker_the_root_is_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No ``pyproject.toml`` and no ``.git`` above a named file: the working directory is the project, as in
     ruff, so a helper two folders down still learns that ``train.py`` compiles it (by name and from stdin)."""

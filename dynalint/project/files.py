@@ -337,9 +337,17 @@ def module_name(path: Path) -> tuple[str, bool]:
 
 @lru_cache(maxsize=4096)
 def _packages_above(directory: Path) -> tuple[str, ...]:
-    """The package names from the outermost package down to ``directory`` (empty if it is no package)."""
+    """The package names from the outermost package down to ``directory`` (empty if it is no package).
+
+    A folder without ``__init__.py`` inside a package is a namespace portion of it (PEP 420): Python imports
+    ``torchmin/constrained/lbfgsb.py`` as ``torchmin.constrained.lbfgsb``, and so is it named here. Outside
+    a package such a folder (``src/``, ``scripts/``) names nothing.
+    """
     if not (directory / "__init__.py").is_file():
-        return ()
+        if directory.parent == directory:
+            return ()
+        above = _packages_above(directory.parent) if directory.name.isidentifier() else ()
+        return (*above, directory.name) if above else ()
     if directory.parent == directory:
         return (directory.name,)
     return (*_packages_above(directory.parent), directory.name)
