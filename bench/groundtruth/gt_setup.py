@@ -133,6 +133,12 @@ LIBRARIES: dict[str, str] = {
     "geotorch": "0.4.0",
     "roma": "1.8.0",
     "pymde": "0.3.0",
+    "torchopt": "0.7.3",  # the tenth sealed half, from here to torch-ema
+    "schedulefree": "1.4.1",
+    "torch-harmonics": "0.9.1",
+    "gateloop-transformer": "0.2.5",
+    "RIN-pytorch": "0.8.0",
+    "torch-ema": "0.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
