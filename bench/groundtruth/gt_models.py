@@ -203,7 +203,6 @@ BUILDER_MODULES: dict[str, str] = {
     # The tenth sealed half: picked before any of it was installed or built (builders follow README.md's rules).
     "torchopt": "gt_torchopt",
     "schedulefree": "gt_schedulefree",
-    "torch_harmonics": "gt_torch_harmonics",
     "gateloop_transformer": "gt_gateloop",
     "rin_pytorch": "gt_rin",
     "torch_ema": "gt_torch_ema",

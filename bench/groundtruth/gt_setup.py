@@ -135,7 +135,6 @@ LIBRARIES: dict[str, str] = {
     "pymde": "0.3.0",
     "torchopt": "0.7.3",  # the tenth sealed half, from here to torch-ema
     "schedulefree": "1.4.1",
-    "torch-harmonics": "0.9.1",
     "gateloop-transformer": "0.2.5",
     "RIN-pytorch": "0.8.0",
     "torch-ema": "0.3",
