@@ -138,6 +138,11 @@ LIBRARIES: dict[str, str] = {
     "gateloop-transformer": "0.2.5",
     "RIN-pytorch": "0.8.0",
     "torch-ema": "0.3",
+    "xitorch": "0.5.1",  # added to the tenth sealed half before it was scored, from here to torchinterp1d
+    "pytorch-kinematics": "0.10.0",
+    "ncps": "1.0.1",
+    "torch-dct": "0.1.6",
+    "torchinterp1d": "1.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
