@@ -74,24 +74,21 @@ class DataLoadingCall(LocalObjectRule):
 
     def visit_For(self, node: cst.For) -> None:
         if self._data(node.iter):
-            self._report(node.iter, f"iter({cst.Module([]).code_for_node(node.iter)})")
+            self.report(node.iter, call=f"iter({cst.Module([]).code_for_node(node.iter)})")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._data(node.value) not in (None, "DataLoader", ITERATOR):
-            self._report(node, f"{cst.Module([]).code_for_node(node.value)}[...]")
+            self.report(node, call=f"{cst.Module([]).code_for_node(node.value)}[...]")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         built = data_class(self.context.resolve(func))
         if built:
-            self._report(node, f"{built}()")
+            self.report(node, call=f"{built}()")
         elif isinstance(func, cst.Name) and func.value in ITERATING and node.args and self._data(node.args[0].value):
-            self._report(node, f"{func.value}()")
+            self.report(node, call=f"{func.value}()")
         elif isinstance(func, cst.Attribute) and self._data(func.value):
-            self._report(node, f".{func.attr.value}()")
-
-    def _report(self, node: cst.CSTNode, call: str) -> None:
-        self.report(node, call=call)
+            self.report(node, call=f".{func.attr.value}()")
 
     def _data(self, node: cst.BaseExpression) -> str | None:
         """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
