@@ -254,6 +254,18 @@ def test_what_python_refuses_to_compile_is_a_syntax_error_where_python_says(tmp_
     assert python.value.msg in result.stdout
 
 
+@pytest.mark.parametrize("cookie", ["# coding: wtf-8\n", "#!/usr/bin/env python\n# -*- coding: latin-1 -*-\n"])
+def test_text_is_judged_as_text_whatever_its_coding_cookie_says(cookie: str) -> None:
+    """``lint_source`` gets decoded text: a cookie in it (unknown, or naming another encoding) is no
+    longer read, also when a U+FEFF inside a string makes the syntax check compile the text's bytes."""
+    from dynalint.api import lint_source
+
+    text = cookie + '"""A docstring\n\ufeffwith a BOM character inside."""\nimport torch\n\n\n@torch.compile\n' \
+                    "def f(x):\n    print('caf\u00e9')\n    return x\n"
+    compile(text, "t.py", "exec", dont_inherit=True)  # Python takes it as text
+    assert [f.code for f in lint_source(text, "t.py")] == ["DYN201"]
+
+
 def test_a_lone_surrogate_in_a_notebook_cell_is_unreadable_not_a_syntax_error(tmp_path: Path) -> None:
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["x = '\ud800'\n"]}
     notebook = {"cells": [cell], "metadata": {"kernelspec": {"language": "python", "name": "python3"}},

@@ -10,6 +10,7 @@ costs one ``ast`` parse (or none, when the cache knows the file).
 from __future__ import annotations
 
 import ast
+import tokenize
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -308,8 +309,7 @@ def _parse(text: str, display: str) -> ast.Module | Finding:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes and the like: Python warns, it does not refuse
             try:
-                compile(text.encode("utf-8", "surrogatepass") if "\ufeff" in text else tree, display, "exec",
-                        dont_inherit=True)
+                compile(_bytes_as_read(text) if "\ufeff" in text else tree, display, "exec", dont_inherit=True)
             except ValueError:  # a tree the compiler will not take that its source gives (``Falſe`` is ``False``)
                 compile(text, display, "exec", dont_inherit=True)
         return tree
@@ -318,6 +318,16 @@ def _parse(text: str, display: str) -> ast.Module | Finding:
                                        newer_syntax.describe(error, text))
     except ValueError as error:  # source text Python refuses outright (a NUL byte after decoding)
         return diagnostics.parse_error(display, 1, 1, str(error))
+
+
+def _bytes_as_read(text: str) -> bytes:
+    """``text`` (already decoded) as UTF-8 bytes for the compiler, with any coding cookie of its first two
+    lines disarmed (same length, so positions hold): the file was decoded once, and a cookie the reader
+    did not need (``lint_source`` text) must not make the compiler decode it again, or fail to."""
+    lines = text.split("\n", 2)
+    for index in range(min(2, len(lines))):
+        lines[index] = tokenize.cookie_re.sub(lambda cookie: cookie[0].replace("coding", "codinG"), lines[index])
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
 
 
 def _claim(module: str, taken: set[str]) -> bool:
