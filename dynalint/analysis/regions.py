@@ -19,6 +19,7 @@ from dynalint.analysis.program import Callee, Program
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.summary import ModuleSummary
 from dynalint.analysis.torch_facts import IS_COMPILING
+from dynalint.analysis.type_hints import Annotation
 from dynalint.analysis.values.flow import ValueFlow, isinstance_test
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.analysis.values.scope import ValueScope
@@ -95,6 +96,12 @@ class LintContext:
         """Whether the current function is where compiling starts (its callers are outside the tree)."""
         function, region = self._stack[-1].function, self.region
         return function is not None and region is not None and region.entry == function
+
+    def annotation(self, parameter: str) -> Annotation | None:
+        """What the current function's ``parameter`` is annotated with (names qualified), if anything."""
+        function = self._stack[-1].function
+        entry = self.program.functions.get(function) if function is not None else None
+        return entry.definition.annotations.get(parameter) if entry is not None else None
 
     def passed_masks(self) -> frozenset[str]:
         """The current function's parameters that every call of it in compiled code passes a boolean mask."""

@@ -68,6 +68,16 @@ def read(node: ast.expr | None, imports: ImportTable) -> Annotation | None:
     return Annotation(imports.resolve(dotted_name(node)))
 
 
+def classes_named(annotation: Annotation | None) -> list[str | None]:
+    """The qualified classes an annotation allows, ``None`` left out: ``A | None``, ``Optional[A]`` and
+    ``Union[A, None]`` give ``[A]``; a member that is no plain name (``List[A]``) is ``None`` in the list."""
+    if annotation is None or annotation.name == _NONE:
+        return []
+    if annotation.name in (_UNION, _OPTIONAL):
+        return [named for member in annotation.args for named in classes_named(member)]
+    return [None if annotation.args else annotation.name]
+
+
 def is_type_alias(node: ast.expr, imports: ImportTable) -> bool:
     """Whether a module-level ``Name = <node>`` defines a type alias worth recording."""
     if isinstance(node, ast.Subscript):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis import type_hints
 from dynalint.analysis.instances import constructed_by
 from dynalint.lint.rule import LocalObjectRule
 
@@ -32,20 +33,6 @@ def data_class(qualified: str | None) -> str | None:
     return name if name[:1].isupper() or name == "random_split" else None
 
 
-def _annotated_classes(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The classes an annotation names, ``None`` left out: ``A | None`` and ``Optional[A]`` give ``[A]``."""
-    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        return _annotated_classes(annotation.left) + _annotated_classes(annotation.right)
-    if isinstance(annotation, cst.Name) and annotation.value == "None":
-        return []
-    if isinstance(annotation, cst.Subscript) and isinstance(annotation.value, (cst.Name, cst.Attribute)):
-        head = annotation.value.attr if isinstance(annotation.value, cst.Attribute) else annotation.value
-        if head.value in ("Optional", "Union"):
-            return [named for element in annotation.slice if isinstance(element.slice, cst.Index)
-                    for named in _annotated_classes(element.slice.value)]
-    return [annotation]
-
-
 class DataLoadingCall(LocalObjectRule):
     code = "DYN510"
     name = "data-loading-call"
@@ -56,9 +43,7 @@ class DataLoadingCall(LocalObjectRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            if param.annotation is None:
-                continue
-            named = [data_class(self.context.resolve(c)) for c in _annotated_classes(param.annotation.annotation)]
+            named = [data_class(c) for c in type_hints.classes_named(self.context.annotation(param.name.value))]
             if named and all(named):
                 self.locals.declare(param.name.value, DATA + str(named[0]))
 
