@@ -153,6 +153,44 @@ def test_a_cached_caller_does_not_bring_them_into_a_run_without_the_class_file(t
     assert found([tmp_path / "model.py"], tmp_path, use_cache=True) == []  # from the snapshot as well
 
 
+GIVEN_UP_IN_LOOP_OR_TRY = """\
+    import torch
+
+    from parts import Early, Term
+
+
+    @torch.compile
+    def looped(x):
+        early = Early()
+        print(x)
+        for step in range(2):
+            print(step)
+        return x * early.k * Term().k
+
+
+    @torch.compile
+    def tried(x):
+        try:
+            print(x)
+        except ValueError:
+            pass
+        return x * Early().k
+"""
+
+
+def test_a_break_in_a_loop_body_or_a_try_block_gives_the_function_up_too(tmp_path: Path) -> None:
+    """Measured on torch 2.13 (the same code run under Dynamo): ``looped`` breaks with GB0119 on parts.py 7
+    and 13 (``Term``, built after the loop's print) but not on 24 (``Early``, built before the print Dynamo
+    resumes after); ``tried`` on 24."""
+    project(tmp_path)
+    (tmp_path / "model.py").write_text(textwrap.dedent(GIVEN_UP_IN_LOOP_OR_TRY), encoding="utf-8")
+    result = lint_paths([str(tmp_path)], load(None, tmp_path), use_cache=False)
+    flagged = {f.start.line: f.message for f in result.findings if f.code == "DYN507"}
+    assert sorted(flagged) == [7, 13, 24]
+    assert "built on line 12 of `looped` (model.py), which Dynamo gives up on line 11" in flagged[13]
+    assert "built on line 21 of `tried` (model.py), which Dynamo gives up on line 18" in flagged[24]
+
+
 def test_the_post_pass_names_the_codes_of_its_rules() -> None:
     from dynalint.checks.built_object_method import BuiltObjectMethod
     from dynalint.checks.module_construction import ModuleConstruction

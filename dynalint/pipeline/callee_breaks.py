@@ -16,7 +16,8 @@ for the files it linted afresh, and caches what it returns with their own findin
   the method as a frame of its own, and runs the rest of the caller eagerly: after a certain finding,
   later calls of the function are not reported.
 - DYN507's second cause (``checks/module_construction.py``), measured on torch 2.13: the caller Dynamo
-  gave up runs eagerly from its last resumable point (its start, or the break before), and each
+  gave up (at a certain DYN508 call, or at a certain break in its own loop body or ``try`` block:
+  ``analysis/frame_skips.py``) runs eagerly from its last resumable point (its start, or the break before), and each
   ``nn.Module`` it builds there has its ``__init__`` compiled as a frame of its own, on a module not yet
   initialized: "Uninitialized nn.Module" (GB0119) at the ``super().__init__()`` call of every class of
   the chain. Those lines are in the classes' files: the finding is cached with the caller's, whose import
@@ -30,10 +31,10 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from pathlib import Path
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from dynalint.analysis import dispatch
+from dynalint.analysis import dispatch, frame_skips
 from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
@@ -199,38 +200,59 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     for display, module, text, codes in wanted:
         lines = text.splitlines()
         parsed: list[dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None] = []  # once, when first needed
+
+        def definitions() -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+            if not parsed:
+                parsed.append(_definitions(text))
+            return parsed[0]
+
         for function in module.functions.values():
             qualified = module.qualify(function.qualname)
             region = program.region_of(qualified)
             if region is None:
                 continue
-            seen: set[tuple[int, str]] = set()
-            for site, callee in sorted(program.callees(qualified), key=lambda pair: pair[0].line):
-                receiver, dot, _ = site.callee.rpartition(".")
-                if not dot or (site.line, site.callee) in seen:
-                    continue
-                if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
-                    continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
-                breaking = breaks.may_break(callee.function)
-                if breaking is None:
-                    continue
-                if not parsed:
-                    parsed.append(_definitions(text))
-                if not built_in_frame(program, module, function, receiver, parsed[0], breaks):
-                    continue
-                seen.add((site.line, site.callee))
-                likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
-                if BuiltObjectMethod.code in codes:
-                    out.setdefault(display, []).append(_finding(
-                        BuiltObjectMethod, display, lines, site.line, site.callee,
-                        program.display_name(callee.function), Confidence.LIKELY if likely else Confidence.CERTAIN,
-                        region))
-                if not likely:  # Dynamo gives the function up here: the rest of it runs eagerly
-                    if ModuleConstruction.code in codes and run_files is not None:
-                        out.setdefault(display, []).extend(eager_constructions(
-                            program, module, function, site.line, breaks, run_files, region))
-                    break
-    return out
+            given_up = _given_up_by_built_object(program, breaks, module, function, region, definitions,
+                                                 out.setdefault(display, []) if BuiltObjectMethod.code in codes else [],
+                                                 display, lines)
+            if ModuleConstruction.code not in codes or run_files is None:
+                continue
+            own = breaks.certain_lines.get(qualified)
+            parsed_functions = definitions() if own else None
+            node = parsed_functions.get(function.lineno) if parsed_functions is not None else None
+            skipping = frame_skips.first_frame_skipping(node, own) if node is not None and own else None
+            given_up = min((line for line in (given_up, skipping) if line is not None), default=None)
+            if given_up is not None:  # Dynamo gives the function up here: the rest of it runs eagerly
+                out.setdefault(display, []).extend(eager_constructions(
+                    program, module, function, given_up, breaks, run_files, region))
+    return {display: found for display, found in out.items() if found}
+
+
+def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: ModuleSummary,
+                              function: FunctionSummary, region: Region,
+                              definitions: Callable[[], Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None],
+                              found: list[Finding], display: str, lines: list[str]) -> int | None:
+    """DYN508's findings in ``function`` (appended to ``found``), and the line of the first that is certain:
+    where Dynamo gives the function up."""
+    from dynalint.checks.built_object_method import BuiltObjectMethod
+
+    seen: set[tuple[int, str]] = set()
+    for site, callee in sorted(program.callees(module.qualify(function.qualname)), key=lambda pair: pair[0].line):
+        receiver, dot, _ = site.callee.rpartition(".")
+        if not dot or (site.line, site.callee) in seen:
+            continue
+        if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
+            continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
+        breaking = breaks.may_break(callee.function)
+        if breaking is None or not built_in_frame(program, module, function, receiver, definitions(), breaks):
+            continue
+        seen.add((site.line, site.callee))
+        likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
+        found.append(_finding(
+            BuiltObjectMethod, display, lines, site.line, site.callee, program.display_name(callee.function),
+            Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+        if not likely:
+            return site.line
+    return None
 
 
 def eager_constructions(program: Program, module: ModuleSummary, function: FunctionSummary, given_up: int,
