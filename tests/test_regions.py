@@ -393,6 +393,33 @@ def test_super_calls_reach_the_next_class_of_the_mro_and_no_further() -> None:
     assert [link.function for link in finding.region.chain] == ["Child.run", "Child.step", "Base.step"]
 
 
+def test_an_autograd_function_applied_through_a_module_level_alias_runs_its_forward() -> None:
+    # ``_norm = _Norm.apply`` then ``_norm(x)`` (pymde, measured on torch 2.13 by the ground truth: a branch
+    # on a tensor in such a ``forward`` broke, GB0170): Dynamo traces ``forward`` as for ``_Norm.apply(x)``.
+    source = """
+        import torch
+
+        class _Norm(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                print("norm")
+                return x.norm()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        _norm = _Norm.apply
+
+        @torch.compile
+        def f(x):
+            return _norm(x)
+    """
+    (finding,) = lint(source)
+    assert (finding.code, finding.start.line) == ("DYN201", 7)
+    assert [link.function for link in finding.region.chain] == ["f", "_Norm.forward"]
+
+
 @pytest.mark.parametrize(
     "guarded",
     [

@@ -68,6 +68,49 @@ def test_a_plain_object_keeps_the_tensor_its_constructor_computed() -> None:
     assert findings("DYN104") == [(32, "for step in range(int(self.sizes.widest)):")]
 
 
+CHECKS = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def within(x, bound):
+        return (x.abs() <= bound).all()
+
+
+    def count(x):
+        return len(x)
+
+
+    class Ball(nn.Module):
+        def __init__(self, radius):
+            super().__init__()
+            self.radius = radius
+
+        def contains(self, x):
+            return within(x, self.radius)
+
+        def size(self, x):
+            return count(x)
+
+        def forward(self, x, check=True):
+            if check and not self.contains(x):
+                raise ValueError("outside the ball")
+            if self.size(x) > 2:
+                x = x * 2
+            return x / self.radius
+
+
+    torch.compile(Ball(1.0))
+""")
+
+
+def test_a_method_that_returns_a_helpers_tensor_returns_a_tensor() -> None:
+    """Run under Dynamo (torch 2.13), ``forward`` breaks on line 25 (GB0170) and not on line 27."""
+    lines = CHECKS.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(CHECKS, "ball.py", Config(select=("DYN102",)))]
+    assert flagged == ["if check and not self.contains(x):"]  # not ``self.size(x) > 2``: ``len`` is a number
+
+
 MASKS = textwrap.dedent("""\
     import torch
     from torch import nn

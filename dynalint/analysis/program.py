@@ -518,12 +518,25 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
-        if callee.endswith(".apply"):  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
-            applied = self.resolve_class(module, callee[: -len(".apply")])
+        applies = self._applied(module, callee)
+        if applies is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
+            applied = self.resolve_class(module, applies)
             if applied is not None and self.is_autograd_function(applied):
                 forward = self.method(applied, "forward")
                 return [forward] if forward else []
         return self._called(self.resolve_name(module, callee))
+
+    def _applied(self, module: ModuleSummary, callee: str) -> str | None:
+        """The class whose ``apply`` a call of ``callee`` runs: ``Scale.apply(x)``, or ``scale(x)`` after
+        ``scale = Scale.apply`` at the top of its module (imported from there too)."""
+        target = callee if callee.endswith(".apply") else module.imports.resolve(callee) or ""
+        for _ in range(_MAX_ALIAS_HOPS):
+            if target.endswith(".apply"):
+                return target[: -len(".apply")]
+            owner, _, name = target.rpartition(".")
+            defining = self.modules.get(owner)
+            target = defining.imports.aliases.get(name, "") if defining is not None else ""
+        return None
 
     def _next_in_mro(self, module: ModuleSummary, function: FunctionSummary, name: str) -> list[str]:
         """What ``super().<name>(...)`` in a method calls: ``name`` on the first class after the caller's own
@@ -893,15 +906,21 @@ class Program:
 
     def return_type(self, qualified: str) -> ValueType:
         """What a call of a function of the tree returns: its return annotation, else a tensor where
-        it returns a ``torch.*`` call, else unknown."""
+        it returns a ``torch.*`` call or a tensor expression, or a call of a function of the tree that
+        returns one (``return _in_sphere(x, r)``), else unknown."""
         if qualified not in self._returns_memo:
             definition = self.functions[qualified].definition
             found = type_hints.value_type(definition.returns, self.type_alias)
+            self._returns_memo[qualified] = found  # while the calls it returns are followed: a cycle adds nothing
             if found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_tensor:
                 found = ValueType(Kind.TENSOR)
             elif found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_elements:
                 found = ValueType(elements=tuple(Kind.TENSOR if tensor else Kind.UNKNOWN
                                                  for tensor in definition.returns_elements))
+            elif found.kind is Kind.UNKNOWN and found.elements is None and any(
+                    (self.call_type(qualified, callee) or found).kind is Kind.TENSOR
+                    for callee in definition.returns_calls):
+                found = ValueType(Kind.TENSOR)
             self._returns_memo[qualified] = found
         return self._returns_memo[qualified]
 

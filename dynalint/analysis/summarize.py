@@ -388,6 +388,10 @@ class _Summarizer(ast.NodeVisitor):
 
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
         self._type_alias(targets, value)
+        if not self.scopes and isinstance(value, ast.Attribute) and value.attr == "apply":
+            applied = self.imports.resolve(dotted_name(value))  # ``_norm = _Norm.apply``: calls of it run ``forward``
+            if applied:
+                self.imports.aliases.update((t.id, applied) for t in targets if isinstance(t, ast.Name))
         if self._is_compiling(value):
             self.compiling_names.update(t.id for t in targets if isinstance(t, ast.Name))
         for target in targets:
@@ -477,6 +481,8 @@ class _Summarizer(ast.NodeVisitor):
                 function.returns_tensor = True
             elif _names_class(callee):
                 function.returns_class = callee
+            elif callee and callee not in function.returns_calls:
+                function.returns_calls += (callee,)
         elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
             function.returns_class = function.local_types[node.value.id]
         self.generic_visit(node)

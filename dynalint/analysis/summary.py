@@ -133,6 +133,9 @@ class FunctionSummary(_PickledAsTuple):
     # a guard the project wrote, ``True`` whenever Dynamo traces.
     is_compile_guard: bool = False
     returns_class: str | None = None  # a factory: ``return Model(...)``, class as written
+    # ``return _in_sphere(x, r)``, ``return self.check(x)``: calls returned whose result syntax cannot tell, as
+    # written; the program follows them to the functions of the tree they run (``Program.return_type``).
+    returns_calls: tuple[str, ...] = ()
     calls: list[CallRecord] = field(default_factory=list)  # ``CallSite(*record)`` names the parts
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written

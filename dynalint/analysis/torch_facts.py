@@ -202,6 +202,8 @@ def torch_result(qualified: str) -> TorchResult:
     name = parts[0]
     if name in METADATA_FUNCTIONS:
         return TorchResult.METADATA
+    if name in DATA_COMPARISONS:
+        return TorchResult.CONSTANT  # a Python bool, read where the call breaks (DYN101): no tensor after it
     if name in CONSTANT_FUNCTIONS or (name.startswith(QUERY_PREFIXES) and name not in TENSOR_QUERIES):
         return TorchResult.CONSTANT  # is_autocast_enabled(), get_default_device(), are_deterministic_...
     if name[:1].isupper():
