@@ -65,6 +65,7 @@ class EagerFrameComprehension(Rule):
                "this comprehension on its own and breaks here at once (it cannot step the iterator it is handed)")
     help = "Fix the break in the loop, so that the function compiles whole, or write the comprehension as a `for` loop"
     gb_ids = ("GB4347",)
+    applies_here = COMPREHENSION_FRAMES
 
     reads_reports = True
     caused_by_eager_frame = True
