@@ -245,3 +245,24 @@ def test_a_long_error_is_one_line_with_dynamos_hint_and_whole_in_the_detail() ->
                          "  Hint: use torch.cond\n  Hint: or torch.where\n\n  Developer debug context: ...\n" * 3)
     assert worker._one_line(error, " at m.py:3") == (
         "RuntimeError: Unsupported: data-dependent branching at m.py:3 (hint: use torch.cond)")
+
+
+# -- where user code raised, as the worker reports it (no torch needed) -------------------------------------------
+
+
+def test_the_raising_site_is_the_innermost_frame_or_the_user_frame_dynamo_names() -> None:
+    """Torch 2.13 raises a failing ``assert`` from the user's frame; torch 2.11 (the GPU image's) re-raises it
+    from Dynamo's interpreter with the user's frames in its message: either way the site is the user's line."""
+    from dynalint.verify.worker import _raised_at
+
+    def fails() -> None:
+        assert False, "a 3-d field"
+
+    try:
+        fails()
+    except AssertionError as raised:
+        assert _raised_at(raised) == (__file__, fails.__code__.co_firstlineno + 1)
+    reraised = AssertionError('from user code:\n   File "/p/outer.py", line 3, in run\n    return field_norm(x)\n'
+                              '  File "/p/k_bad_input.py", line 8, in field_norm\n    assert len(field.shape) == 3')
+    assert _raised_at(reraised) == ("/p/k_bad_input.py", 8)
+    assert _raised_at(AssertionError("no frames")) is None

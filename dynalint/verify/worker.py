@@ -24,6 +24,7 @@ import argparse
 import copy
 import inspect
 import os
+import re
 import signal
 import sys
 import time
@@ -35,6 +36,7 @@ from typing import IO, Any
 
 from dynalint.verify.observe import (
     CountingBackend,
+    in_torch,
     parse_record,
     record_breaks,
     record_traced_lines,
@@ -265,11 +267,10 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
             # observation, not a failure (the lines after it were never traced: not reached).
             breaks.append(parse_record(str(exc), job.observed, mine))
         except (Exception, SystemExit) as exc:  # user code failed: say how, keep what was observed
-            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-            where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+            error_site = _raised_at(exc)
+            where = f" at {Path(error_site[0]).name}:{error_site[1]}" if error_site else ""
             error_detail = f"{type(exc).__name__}: {str(exc).strip()}{where}"[:ERROR_MAX]
             error = _one_line(exc, where)
-            error_site = (frame.filename, frame.lineno or 0) if frame else None
     return JobResult(
         job.id,
         error=error,
@@ -286,6 +287,23 @@ def run_job(job: Job, backend: str, device: str, imported: dict[str, types.Modul
         outputs=outputs,
         error_detail=error_detail if error_detail != error else None,
     )
+
+
+_NAMED_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _raised_at(exc: BaseException) -> tuple[str, int] | None:
+    """Where the user's code raised ``exc``: the innermost frame of its traceback, unless that frame is
+    Dynamo's own. Torch 2.11 raises what user code raised while Dynamo traced it from Dynamo's interpreter
+    (``symbolic_convert.py``), naming the user's frames in the message after "from user code:" (seen on
+    the GPU image's torch 2.11 for a failing ``assert``): then the last frame that names."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    text = str(exc)
+    if "from user code:" in text and (frame is None or in_torch(frame.filename)):
+        named = _NAMED_FRAME.findall(text.split("from user code:", 1)[1])
+        if named:
+            return named[-1][0], int(named[-1][1])
+    return (frame.filename, frame.lineno or 0) if frame else None
 
 
 def _one_line(exc: BaseException, where: str) -> str:
