@@ -362,7 +362,10 @@ def test_a_check_failing_on_made_up_inputs_is_no_graph_break(
     folder, by_site = outcomes
     assert ("k_bad_input.py", line_of(folder / "k_bad_input.py", "assert len(")) not in by_site
     entry = json.loads((folder / "census.json").read_text(encoding="utf-8"))["functions"]["k_bad_input.py::field_norm"]
-    assert entry["status"] == "error" and "AssertionError: a 3-d field" in entry["reason"], entry
+    # torch 2.13 keeps the assert's message; torch 2.11 re-raises it from Dynamo and the reason quotes the
+    # user's ``assert`` statement instead (``worker._one_line``): either way, the check and its words.
+    assert entry["status"] == "error" and entry["reason"].startswith("AssertionError: "), entry
+    assert "a 3-d field" in entry["reason"] and "k_bad_input.py:8" in entry["reason"], entry
     assert entry["break_sites"] == [], entry
 
 

@@ -253,7 +253,7 @@ def test_a_long_error_is_one_line_with_dynamos_hint_and_whole_in_the_detail() ->
 def test_the_raising_site_is_the_innermost_frame_or_the_user_frame_dynamo_names() -> None:
     """Torch 2.13 raises a failing ``assert`` from the user's frame; torch 2.11 (the GPU image's) re-raises it
     from Dynamo's interpreter with the user's frames in its message: either way the site is the user's line."""
-    from dynalint.verify.worker import _raised_at
+    from dynalint.verify.worker import _one_line, _raised_at
 
     def fails() -> None:
         assert False, "a 3-d field"
@@ -266,3 +266,4 @@ def test_the_raising_site_is_the_innermost_frame_or_the_user_frame_dynamo_names(
                               '  File "/p/k_bad_input.py", line 8, in field_norm\n    assert len(field.shape) == 3')
     assert _raised_at(reraised) == ("/p/k_bad_input.py", 8)
     assert _raised_at(AssertionError("no frames")) is None
+    assert _one_line(reraised, " at k_bad_input.py:8") == "AssertionError: assert len(field.shape) == 3 at k_bad_input.py:8"

@@ -311,6 +311,10 @@ def _one_line(exc: BaseException, where: str) -> str:
     twenty lines: ``-v`` shows them whole)."""
     text = str(exc).strip()
     first = text.splitlines()[0].strip() if text else ""
+    if first == "from user code:":  # torch 2.11's re-raise (``_raised_at``): the raising statement says more
+        lines = [line.strip() for line in text.split("from user code:", 1)[1].splitlines()]
+        named = [index for index, line in enumerate(lines) if _NAMED_FRAME.match(line)]
+        first = lines[named[-1] + 1] if named and named[-1] + 1 < len(lines) else first
     hint = next((line.strip().removeprefix("Hint:").strip() for line in text.splitlines()
                  if line.strip().startswith("Hint:")), None)
     return f"{type(exc).__name__}: {first}{where}" + (f" (hint: {hint})" if hint else "")
