@@ -21,6 +21,15 @@ def test_the_default_half_leaves_the_sealed_libraries_out(tmp_path: Path) -> Non
     assert gt_halves.half(libraries, sealed, want_sealed=True) == ["b", "d"]
 
 
+def test_the_pick_after_the_sealed_half_is_in_neither_half_until_it_is_sealed(tmp_path: Path) -> None:
+    sealed_file = tmp_path / "sealed.toml"
+    sealed_file.write_text('libraries = ["b"]\nfollowing = ["c"]\ncommand = "python x.py --sealed"\n', encoding="utf-8")
+    sealed = gt_halves.load(sealed_file)
+    assert sealed.protected == ("b", "c")
+    assert gt_halves.half(["a", "b", "c"], sealed, want_sealed=False) == ["a"]
+    assert gt_halves.half(["a", "b", "c"], sealed, want_sealed=True) == ["b"]
+
+
 def test_without_a_sealed_file_everything_is_development(tmp_path: Path) -> None:
     sealed = gt_halves.load(tmp_path / "absent.toml")
     assert gt_halves.half(["a"], sealed, want_sealed=False) == ["a"]
@@ -35,6 +44,7 @@ def test_the_committed_sealed_half_is_libraries_of_the_catalogue() -> None:
 
     catalogued = set(gt_models.BUILDER_MODULES) | {"diffusers", "timm", "torch_geometric", "kornia", "monai"}
     assert set(sealed.libraries) <= catalogued
+    assert set(sealed.following) <= catalogued and not set(sealed.following) & set(sealed.libraries)
 
 
 def test_every_install_is_pinned_and_constrained_to_the_one_torch(tmp_path: Path) -> None:

@@ -103,7 +103,7 @@ def main() -> None:
     print(f"{len(results)} model results in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = "python bench/groundtruth/groundtruth.py " + " ".join(sys.argv[1:])
     sealed = gt_halves.load()
-    compile_side = gt_report.compile_table(results, sealed.libraries)
+    compile_side = gt_report.compile_table(results, sealed.protected)
     if options.compile_only:
         print("\n".join(compile_side))
         return

@@ -28,6 +28,14 @@ SEALED_FILE = Path(__file__).resolve().with_name("sealed.toml")
 class Sealed:
     libraries: tuple[str, ...]
     command: str
+    # The pick after this one, built blind while this half waits for its score: in neither half (never
+    # scored) until ``libraries`` names it, and protected like the sealed half meanwhile.
+    following: tuple[str, ...] = ()
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        """Every library whose findings nobody may read yet: the sealed half and the pick after it."""
+        return self.libraries + self.following
 
 
 def load(path: Path = SEALED_FILE) -> Sealed:
@@ -35,9 +43,10 @@ def load(path: Path = SEALED_FILE) -> Sealed:
     if not path.exists():
         return Sealed((), "")
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return Sealed(tuple(data.get("libraries", ())), str(data.get("command", "")))
+    return Sealed(tuple(data.get("libraries", ())), str(data.get("command", "")), tuple(data.get("following", ())))
 
 
 def half(libraries: Iterable[str], sealed: Sealed, want_sealed: bool) -> list[str]:
-    """The libraries to score: the sealed ones with ``want_sealed``, else all the others."""
-    return sorted(lib for lib in set(libraries) if (lib in sealed.libraries) == want_sealed)
+    """The libraries to score: the sealed ones with ``want_sealed``, else all the others but the next pick's."""
+    return sorted(lib for lib in set(libraries)
+                  if lib not in sealed.following and (lib in sealed.libraries) == want_sealed)

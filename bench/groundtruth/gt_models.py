@@ -212,6 +212,13 @@ BUILDER_MODULES: dict[str, str] = {
     "ncps": "gt_ncps",
     "torch_dct": "gt_torch_dct",
     "torchinterp1d": "gt_torchinterp1d",
+    # The eleventh pick (``following`` in sealed.toml), picked and built blind before the tenth was scored.
+    "torchio": "gt_torchio",
+    "torch_pruning": "gt_torch_pruning",
+    "ignite": "gt_ignite",
+    "cooper": "gt_cooper",
+    "shap": "gt_shap",
+    "torchensemble": "gt_torchensemble",
 }
 
 

@@ -86,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("library", help="import name of a development library (torchsde, pyro, ...)")
     options = parser.parse_args(argv)
-    if options.library in gt_halves.load().libraries:
-        parser.error(f"{options.library} is in the sealed half; its reach is not shown before it is scored")
+    if options.library in gt_halves.load().protected:
+        parser.error(f"{options.library} is in the sealed half (or the pick after it); its reach is not shown before it is scored")
     traced, breaks, entries = _cached(options.library)
     if not traced:
         parser.error(f"no cached model result traced {options.library}: run groundtruth.py for it first")

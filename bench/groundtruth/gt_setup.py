@@ -143,6 +143,12 @@ LIBRARIES: dict[str, str] = {
     "ncps": "1.0.1",
     "torch-dct": "0.1.6",
     "torchinterp1d": "1.1",
+    "torchio": "1.2.1",  # the eleventh pick, built blind while the tenth waited for its score: to torchensemble
+    "torch-pruning": "1.6.1",
+    "pytorch-ignite": "0.5.5",
+    "cooper-optim": "1.0.1",
+    "shap": "0.51.0",
+    "torchensemble": "0.2.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
