@@ -111,6 +111,43 @@ def test_a_method_that_returns_a_helpers_tensor_returns_a_tensor() -> None:
     assert flagged == ["if check and not self.contains(x):"]  # not ``self.size(x) > 2``: ``len`` is a number
 
 
+NORMS = textwrap.dedent("""\
+    import torch
+
+
+    def rms(values):
+        return values.abs().pow(2).mean().sqrt()
+
+
+    def rows(values):
+        return values.size(0)
+
+
+    def first_step(y0, f0, atol):
+        scale = atol + torch.abs(y0)
+        d0, d1 = rms(y0 / scale), rms(torch.abs(f0))
+        if d0 < 1e-5 or d1 < 1e-5:
+            return y0
+        if rows(y0 / scale) > 2:
+            return f0
+        return y0 + f0
+
+
+    @torch.compile
+    def solve(y, f):
+        return first_step(y, f, 1e-3)
+""")
+
+
+def test_a_helper_returns_a_tensor_when_every_compiled_caller_passes_one_to_what_it_returns() -> None:
+    """``rms`` returns a tensor expression of its parameter, and both calls pass tensors (``y0 / scale``,
+    ``torch.abs(f0)``): the branch on its result is on a tensor (GB0170 under Dynamo, torch 2.13), while
+    ``rows`` returns a size, a Python int."""
+    lines = NORMS.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(NORMS, "norms.py", Config(select=("DYN102",)))]
+    assert flagged == ["if d0 < 1e-5 or d1 < 1e-5:"]
+
+
 MASKS = textwrap.dedent("""\
     import torch
     from torch import nn

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.summary import Arguments, Slot
+from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     BOOL_DTYPES,
     BOOL_PREDICATES,
+    DATA_METHODS,
     META_ATTRIBUTES,
     META_METHODS,
     TENSOR_RESULT_METHODS,
@@ -163,6 +165,8 @@ class FunctionArguments:
             return self.is_tensor(node.value)  # type: ignore[attr-defined]
         if kind is ast.Compare:  # ``t1 >= t[j]``, ``norm > tol`` with ``norm`` a tensor: a boolean tensor
             return any(self.is_tensor(side) for side in (node.left, *node.comparators))  # type: ignore[attr-defined]
+        if kind is ast.BinOp:  # ``x0 / scale`` with ``scale = atol + torch.abs(x0)``
+            return self.is_tensor(node.left) or self.is_tensor(node.right)  # type: ignore[attr-defined]
         return makes_tensor(node, self.imports)
 
     def bind(self, target: ast.expr, value: ast.expr | None) -> None:
@@ -261,11 +265,11 @@ class FunctionArguments:
             what = 1
             if self.is_tensor(value):  # a mask made from a known tensor is a tensor too (``passed_tensors``)
                 found = [*(found or ()), (3, slot, value, element)]
+        elif element == WHOLE and self.is_tensor(value):
+            what = 3  # ``torch.abs(x)``, ``x0 / scale``: a tensor by how it is made
         elif type(value) is ast.Call and _may_give_python_or_mask(value, element) and (
                 element == WHOLE or not self.is_mask(value)):
             what = 2  # a helper's result: the program looks it up
-        elif element == WHOLE and self.is_tensor(value):
-            what = 3
         else:
             return found
         return [*(found or ()), (what, slot, value, element)]
@@ -303,6 +307,31 @@ def makes_tensor(node: ast.expr, imports: ImportTable) -> bool:
     if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
         return makes_tensor(node.operand, imports)
     return False
+
+
+# Tensor methods whose result is no tensor: sizes, flags, Python values, other types.
+_NOT_TENSOR_RESULTS = META_METHODS | DATA_METHODS | {"numpy", "type", "storage", "untyped_storage", "data_ptr",
+                                                     "get_device", "element_size", "nelement", "tolist"}
+
+
+def tensor_if_parameters(node: ast.expr | None, parameters: frozenset[str]) -> frozenset[str]:
+    """The ``parameters`` whose being tensors makes ``node`` a tensor: ``tensor.abs().pow(2).mean().sqrt()``
+    gives ``{"tensor"}``, as does ``x * 2`` for ``x``; empty when nothing says so (``x.item()``, ``len(x)``).
+    The program asks, for a function's returns, whether its callers pass tensors there (``return_type``)."""
+    if isinstance(node, ast.Name):
+        return frozenset({node.id}) & parameters
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        name = node.func.attr
+        if name in TENSOR_METHOD_NAMES and name not in _NOT_TENSOR_RESULTS and not name.startswith("is_"):
+            return tensor_if_parameters(node.func.value, parameters)
+        return frozenset()
+    if isinstance(node, ast.BinOp):
+        return tensor_if_parameters(node.left, parameters) | tensor_if_parameters(node.right, parameters)
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return tensor_if_parameters(node.operand, parameters)
+    if isinstance(node, ast.Compare):
+        return frozenset().union(*(tensor_if_parameters(side, parameters) for side in (node.left, *node.comparators)))
+    return frozenset()
 
 
 def _may_give_python_or_mask(call: ast.Call, element: int) -> bool:

@@ -906,8 +906,9 @@ class Program:
 
     def return_type(self, qualified: str) -> ValueType:
         """What a call of a function of the tree returns: its return annotation, else a tensor where
-        it returns a ``torch.*`` call or a tensor expression, or a call of a function of the tree that
-        returns one (``return _in_sphere(x, r)``), else unknown."""
+        it returns a ``torch.*`` call or a tensor expression, a call of a function of the tree that returns
+        one (``return _in_sphere(x, r)``), or a tensor expression of a parameter that every compiled caller
+        passes a tensor, or is annotated one (``return t.abs().mean().sqrt()``), else unknown."""
         if qualified not in self._returns_memo:
             definition = self.functions[qualified].definition
             found = type_hints.value_type(definition.returns, self.type_alias)
@@ -917,9 +918,11 @@ class Program:
             elif found.kind is Kind.UNKNOWN and found.elements is None and definition.returns_elements:
                 found = ValueType(elements=tuple(Kind.TENSOR if tensor else Kind.UNKNOWN
                                                  for tensor in definition.returns_elements))
-            elif found.kind is Kind.UNKNOWN and found.elements is None and any(
+            elif found.kind is Kind.UNKNOWN and found.elements is None and (any(
                     (self.call_type(qualified, callee) or found).kind is Kind.TENSOR
-                    for callee in definition.returns_calls):
+                    for callee in definition.returns_calls) or any(
+                    self.parameter_types(qualified).get(name, found).kind is Kind.TENSOR
+                    for name in definition.returns_if_tensor)):
                 found = ValueType(Kind.TENSOR)
             self._returns_memo[qualified] = found
         return self._returns_memo[qualified]

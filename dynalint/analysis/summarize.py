@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from dynalint.analysis import dispatch, type_hints
-from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor
+from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor, tensor_if_parameters
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
@@ -473,6 +473,10 @@ class _Summarizer(ast.NodeVisitor):
                 function.returns_elements = ()  # tuples of different lengths: nothing is known
         elif function is not None and not isinstance(node.value, ast.Call) and node.value is not None:
             function.returns_tensor = function.returns_tensor or self._makes_tensor(node.value)
+        if function is not None and not function.returns_tensor and node.value is not None:
+            parameters = frozenset(name for name, _ in function.params)
+            found = tensor_if_parameters(node.value, parameters) - set(function.returns_if_tensor)
+            function.returns_if_tensor += tuple(sorted(found))
         if function is not None and isinstance(node.value, ast.Call):
             callee = dotted_name(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""

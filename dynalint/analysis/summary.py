@@ -136,6 +136,9 @@ class FunctionSummary(_PickledAsTuple):
     # ``return _in_sphere(x, r)``, ``return self.check(x)``: calls returned whose result syntax cannot tell, as
     # written; the program follows them to the functions of the tree they run (``Program.return_type``).
     returns_calls: tuple[str, ...] = ()
+    # ``return tensor.abs().mean().sqrt()``: parameters whose being tensors makes a returned value one; the
+    # program looks at what the compiled callers pass there (``Program.return_type``).
+    returns_if_tensor: tuple[str, ...] = ()
     calls: list[CallRecord] = field(default_factory=list)  # ``CallSite(*record)`` names the parts
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
