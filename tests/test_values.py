@@ -707,6 +707,9 @@ def f(x: torch.Tensor, data, n: int):
 @pytest.mark.parametrize("body, flagged", [
     ("k = int(np.prod([x.shape[0], n]))", {"DYN104"}),  # a NumPy reduction of a sequence: a tensor
     ("k = int(np.ceil(n / 3))", set()),  # NumPy of Python numbers is folded while tracing
+    ("k = int(np.prod(x.shape))", {"DYN104"}),  # a shape is a sequence: an array too (GB0033, measured)
+    ("dims = list(x.shape)\n    k = int(np.prod(dims[:-1]))", {"DYN104"}),  # a slice of a shape bound to a name
+    ("k = np.sqrt(float(x.shape[0]))", set()),  # of one size: a Python number
     ("if np.isscalar(data):\n        x = x * 2", {"DYN210"}),
     ("a = x.numpy()\n    d = a.dtype", {"DYN210"}),
     ("d = x.dtype", set()),  # a tensor's dtype
@@ -853,7 +856,11 @@ def test_a_tensor_given_to_a_torch_ops_number_argument_is_read_as_one() -> None:
             f = s.addmm(eye, eye, beta=s.sum())
             a.add_(b, alpha=rho)
             a.addcdiv_(b, b, value=-rho)
+            torch.addr(
+                left, s, s,
+                alpha=rho, out=eye)
             return left, c, d, e, f
     """)
     found = [(f.start.line, f.message.split("`")[1]) for f in lint_source(source, "cg.py", Config(select=("DYN104",)))]
-    assert found == [(6, "alpha=-rho"), (7, "alpha=rho"), (11, "beta=s.sum()")]
+    # A call over several lines is flagged on its first, where Dynamo reports the break (torchmin's BFGS).
+    assert found == [(6, "alpha=-rho"), (7, "alpha=rho"), (11, "beta=s.sum()"), (14, "alpha=rho")]

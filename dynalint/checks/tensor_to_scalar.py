@@ -77,7 +77,7 @@ class TensorToScalar(TensorArithmeticRule):
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in SCALAR_ARGUMENTS.get(op.rstrip("_"), ()):
                 kind = self.context.kind(arg.value)
-                if kind.is_tensor_like:
-                    self.report(arg, confidence=kind.confidence, gb_ids=("GB0033",), pattern="scalar-argument",
+                if kind.is_tensor_like:  # at the call: Dynamo breaks on its first line (a call over several lines)
+                    self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="scalar-argument",
                                 call=f"{arg.keyword.value}={cst.Module([]).code_for_node(arg.value)}")
 

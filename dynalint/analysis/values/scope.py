@@ -90,6 +90,9 @@ class ValueScope:
     # Names bound to a NumPy array (``a = t.numpy()``, ``a = np.asarray(x)``), or narrowed to one by
     # ``if isinstance(a, np.ndarray):`` (``flow.py``).
     numpy_arrays: set[str] = field(default_factory=set)
+    # Names bound to a tensor's shape as a sequence (``dshape = list(data.shape)``): ``np.prod`` of one is
+    # an array under Dynamo.
+    shape_sequences: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -198,6 +201,10 @@ class ValueScope:
                 self.numpy_arrays.add(target.value)
             else:
                 self.numpy_arrays.discard(target.value)
+            if kind is None and value is not None and self.is_shape_sequence(value):
+                self.shape_sequences.add(target.value)
+            else:
+                self.shape_sequences.discard(target.value)
 
     def record_append(self, call: cst.Call) -> None:
         """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
@@ -301,7 +308,22 @@ class ValueScope:
         ``int()`` of it breaks, GB0033); of Python numbers it is folded while tracing (``np.ceil(n / 3)``),
         measured on torch 2.13."""
         return any(type(a.value) in _SEQUENCE_NODES or self.kind(a.value).is_tensor_like or self.is_numpy_array(a.value)
-                   for a in call.args if a.keyword is None)
+                   or self.is_shape_sequence(a.value) for a in call.args if a.keyword is None)
+
+    def is_shape_sequence(self, node: cst.BaseExpression) -> bool:
+        """A tensor's shape as a sequence: ``x.shape``, ``x.size()``, a slice of one, ``list(x.shape)``, or a name
+        bound to one (``np.prod(x.shape)`` is an array under Dynamo: ``int()`` of it breaks, GB0033, measured)."""
+        if isinstance(node, cst.Name):
+            return node.value in self.shape_sequences
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "shape"
+        if isinstance(node, cst.Subscript):
+            return all(isinstance(e.slice, cst.Slice) for e in node.slice) and self.is_shape_sequence(node.value)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size":
+            return not node.args
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple"):
+            return len(node.args) == 1 and self.is_shape_sequence(node.args[0].value)
+        return False
 
     def is_numpy_array(self, node: cst.BaseExpression) -> bool:
         """Whether ``node`` is a NumPy array by how it is made: ``t.numpy()``, a NumPy function giving an array,
