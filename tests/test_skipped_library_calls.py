@@ -54,6 +54,16 @@ def test_calls_measured_as_traced_are_not_flagged(line: str) -> None:
     assert _dyn004_lines("import inspect, math, os, re, struct", line) == []
 
 
+@pytest.mark.parametrize("line, flagged", [
+    ("dense = not sp.issparse(x)", []),  # SciPy's type test is pure Python: measured to trace
+    ("box = optimize.Bounds(0.0, 1.0)", []),
+    ("graph = sp.csr_matrix(x)", [8]),  # measured to break
+    ("found = optimize.minimize(len, 0.0)", [8]),  # not measured: SciPy taken whole
+])
+def test_a_package_taken_whole_spares_its_calls_measured_to_trace(line: str, flagged: list[int]) -> None:
+    assert _dyn004_lines("import scipy.sparse as sp\nfrom scipy import optimize", line) == flagged
+
+
 def test_a_local_function_with_a_listed_name_is_not_flagged() -> None:
     assert _dyn004_lines("def crc32(data):\n    return 3", "seed = crc32(name)") == []
 

@@ -152,6 +152,12 @@ CALLS: dict[str, str] = {
     "scipy.linalg.expm": "scipy.linalg.expm(np.eye(3))",
     "scipy.signal.convolve": "scipy.signal.convolve(np.ones(3), np.ones(2))",
     "scipy.stats.entropy": "scipy.stats.entropy(np.ones(3) / 3)",
+    # SciPy's pure-Python helpers, measured to trace (pymde's ``sp.issparse(data)``, torchmin's bounds): the
+    # exceptions of a package taken whole
+    "scipy.sparse.issparse": "scipy.sparse.issparse(np.eye(3))",
+    "scipy.optimize.Bounds": "scipy.optimize.Bounds(0.0, np.inf)",
+    "scipy.optimize.NonlinearConstraint": "scipy.optimize.NonlinearConstraint(np.sum, 0.0, 1.0)",
+    "scipy.optimize.LinearConstraint": "scipy.optimize.LinearConstraint(np.eye(2), 0.0, 1.0)",
 }
 
 # Modules the measuring program imports, beyond those the names above start with.

@@ -151,7 +151,12 @@ def render(rows: list[dict[str, object]], torch_version: str) -> str:
     absent = {str(row["name"]) for row in rows if row["error"] == "not installed"}
     kept.update({name: entry for name, entry in previous_table().items() if name in absent})
     body = "\n".join(f'    "{name}": ("{gb}", "{rules}"),' for name, (gb, rules) in sorted(kept.items()))
-    packages = "\n".join(f'    "{package}": "{gb}",' for package, gb in broken_packages(rows, previous_packages()).items())
+    whole = broken_packages(rows, previous_packages())
+    packages = "\n".join(f'    "{package}": "{gb}",' for package, gb in whole.items())
+    traced = sorted({str(row["name"]) for row in rows if top_module(str(row["name"])) in whole
+                     and not row["breaks"] and not row["error"]}
+                    | {name for name in previous_traced() if name.split(".", 1)[0] in whole and name in absent})
+    exceptions = "\n".join(f'    "{name}",' for name in traced)
     return f'''"""Library calls Dynamo cannot trace, measured on torch {torch_version} (generated: do not edit).
 
 Written by ``python bench/skiplist/derive.py``, which compiles one call of each candidate on the CPU and
@@ -166,11 +171,17 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {{
 {body}
 }}
 
-# Packages every one of whose measured calls (at least {WHOLE_PACKAGE_MIN}) breaks: any call into them is taken to
-# break, named by the GB id their calls logged most often.
+# Packages whose measured calls break (at least {WHOLE_PACKAGE_MIN} of them, and three in four or more): any call
+# into them is taken to break, named by the GB id their calls logged most often, but for the calls of
+# theirs measured to trace (``TRACED_LIBRARY_CALLS``).
 SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {{
 {packages}
 }}
+
+# The measured calls of those packages that trace: pure-Python helpers (a type test, a class holding bounds).
+TRACED_LIBRARY_CALLS: frozenset[str] = frozenset({{
+{exceptions}
+}})
 '''
 
 
@@ -178,8 +189,8 @@ WHOLE_PACKAGE_MIN = 8  # measured calls of a package before all of it is taken t
 
 
 def broken_packages(rows: list[dict[str, object]], previous: dict[str, str]) -> dict[str, str]:
-    """Third-party packages (not installed here: as measured before) every measured call of which breaks,
-    with the GB id logged most often."""
+    """Third-party packages (not installed here: as measured before) whose measured calls break, at least
+    ``WHOLE_PACKAGE_MIN`` of them and three in four or more, with the GB id logged most often."""
     by_package: dict[str, list[dict[str, object]]] = {}
     for row in rows:
         by_package.setdefault(top_module(str(row["name"])), []).append(row)
@@ -188,8 +199,9 @@ def broken_packages(rows: list[dict[str, object]], previous: dict[str, str]) -> 
         if any(row["error"] == "not installed" for row in measured):
             continue  # kept as it was
         found.pop(package, None)
-        if len(measured) >= WHOLE_PACKAGE_MIN and all(row["breaks"] and not row["error"] for row in measured):
-            counts = Counter(str(row["gb"]) for row in measured)
+        breaking = [row for row in measured if row["breaks"] and not row["error"]]
+        if len(breaking) >= WHOLE_PACKAGE_MIN and 4 * len(breaking) >= 3 * len(measured):
+            counts = Counter(str(row["gb"]) for row in breaking)
             found[package] = max(sorted(counts), key=counts.__getitem__)
     return dict(sorted(found.items()))
 
@@ -200,6 +212,14 @@ def previous_packages() -> dict[str, str]:
     except ImportError:
         return {}
     return dict(SKIPPED_LIBRARY_PACKAGES)
+
+
+def previous_traced() -> frozenset[str]:
+    try:
+        from dynalint.analysis.skipped_library_calls import TRACED_LIBRARY_CALLS
+    except ImportError:
+        return frozenset()
+    return TRACED_LIBRARY_CALLS
 
 
 def previous_table() -> dict[str, tuple[str, str]]:

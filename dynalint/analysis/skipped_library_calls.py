@@ -54,6 +54,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "scipy.ndimage.distance_transform_edt": ("GB0007", "inlined"),
     "scipy.ndimage.gaussian_filter": ("GB0157", "inlined"),
     "scipy.ndimage.generate_binary_structure": ("GB0290", "inlined"),
+    "scipy.optimize.LinearConstraint": ("GB0007", "inlined"),
     "scipy.optimize.linear_sum_assignment": ("GB0007", "skipped"),
     "scipy.signal.convolve": ("GB0157", "inlined"),
     "scipy.sparse.coo_matrix": ("GB0036", "inlined"),
@@ -81,8 +82,16 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "zlib.crc32": ("GB0007", "skipped"),
 }
 
-# Packages every one of whose measured calls (at least 8) breaks: any call into them is taken to
-# break, named by the GB id their calls logged most often.
+# Packages whose measured calls break (at least 8 of them, and three in four or more): any call
+# into them is taken to break, named by the GB id their calls logged most often, but for the calls of
+# theirs measured to trace (``TRACED_LIBRARY_CALLS``).
 SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {
     "scipy": "GB0007",
 }
+
+# The measured calls of those packages that trace: pure-Python helpers (a type test, a class holding bounds).
+TRACED_LIBRARY_CALLS: frozenset[str] = frozenset({
+    "scipy.optimize.Bounds",
+    "scipy.optimize.NonlinearConstraint",
+    "scipy.sparse.issparse",
+})
