@@ -74,3 +74,28 @@ def test_a_generator_parameter_no_compiled_caller_passes_is_none_while_traced() 
     """)
     found = [f.start.line for f in lint_source(source, "draws.py", Config(select=("DYN205",)))]
     assert found == [9]
+
+
+LOCAL_GENERATORS = textwrap.dedent("""\
+    import numpy as np
+    import torch
+
+
+    @torch.compile
+    def subsample(x, seed: int):
+        rng = np.random.default_rng(seed)
+        rows = rng.choice(3, 2, replace=False)
+        g = torch.Generator()
+        noise = torch.randn(2, generator=g)
+        return x[torch.tensor(rows)] + noise
+""")
+
+
+def test_a_generator_built_in_a_local_is_known_by_its_constructor() -> None:
+    """Run under Dynamo (torch 2.13): ``default_rng`` breaks (GB0294), its ``choice`` (GB0156), the generator's
+    creation (GB0363) and a sampling call given it (GB0055), each on its line; the local makes the last certain."""
+    lines = LOCAL_GENERATORS.splitlines()
+    found = [(lines[f.start.line - 1].strip(), f.confidence.value)
+             for f in lint_source(LOCAL_GENERATORS, "sub.py", Config(select=("DYN205",)))]
+    assert found == [("rng = np.random.default_rng(seed)", "certain"), ("rows = rng.choice(3, 2, replace=False)", "certain"),
+                     ("g = torch.Generator()", "certain"), ("noise = torch.randn(2, generator=g)", "certain")]

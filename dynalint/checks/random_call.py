@@ -8,6 +8,8 @@ state (``torch.manual_seed`` and friends; ``torch.rand`` and the other sampling 
 ``torch.Generator`` object is a fourth: creating one breaks (GB0363), so does reseeding one
 (``g.manual_seed(s)``, GB7650), and so does any sampling call given one (``torch.randn(n, generator=g)``,
 ``t.normal_(generator=g)``: GB0055, its argument has no graph form); ``generator=None`` is fine.
+A generator is known by what built it: a module-level name, an attribute set in ``__init__``, or a local
+of the function (``rng = np.random.default_rng(seed)``, then ``rng.choice(...)``: GB0156, measured).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import libcst as cst
 from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
-from dynalint.lint.rule import Rule
+from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
 # ``random`` module functions that break (GB0007); ``randint``, ``randrange`` and ``uniform`` do not.
@@ -46,7 +48,7 @@ TORCH_GENERATORS = frozenset({"torch.Generator", "torch._C.Generator"})
 GENERATOR_RESEEDS = frozenset({"manual_seed"})  # measured; the generator's other methods are not claimed
 
 
-class RandomCall(Rule):
+class RandomCall(LocalObjectRule):
     code = "DYN205"
     name = "random-call"
     message = "`{call}` in compiled code breaks the graph: it {why}"
@@ -65,7 +67,7 @@ class RandomCall(Rule):
             return
         generator = self._generator_argument(node, resolved)
         if generator is not None:  # ``likely`` unless built here: a ``generator=None`` default passes None
-            built = constructed_by(self.context, generator) in TORCH_GENERATORS
+            built = (self.locals.built(generator) or constructed_by(self.context, generator)) in TORCH_GENERATORS
             self.report(node, confidence=None if built else Confidence.LIKELY,
                         call=f"{resolved or dotted_name(node.func) or _method_name(node.func)}()",
                         why="samples with an explicit `torch.Generator`, which Dynamo cannot pass into the graph")
@@ -98,7 +100,7 @@ class RandomCall(Rule):
         func = node.func
         if not isinstance(func, cst.Attribute):
             return None
-        built = constructed_by(self.context, func.value)
+        built = self.locals.built(func.value) or constructed_by(self.context, func.value)
         if built == "random.Random" and func.attr.value in PYTHON_INSTANCE:
             return "is a method of a Python generator that Dynamo does not trace"
         if built in NUMPY_GENERATORS:
