@@ -420,6 +420,35 @@ def test_an_autograd_function_applied_through_a_module_level_alias_runs_its_forw
     assert [link.function for link in finding.region.chain] == ["f", "_Norm.forward"]
 
 
+def test_a_function_handed_to_a_library_call_dynamo_runs_eagerly_is_compiled_as_a_frame_of_its_own() -> None:
+    # Measured on torch 2.13: ``scipy.optimize.minimize`` breaks (DYN004) and runs eagerly; each call it makes
+    # of ``objective`` enters a frame Dynamo compiles, which breaks at its print. Likely: the library may
+    # not call it. ``report`` is only handed to ``print`` (not a library DYN004 knows): not compiled.
+    source = """
+        import numpy as np
+        import scipy.optimize
+        import torch
+
+        def objective(z):
+            print("objective", z)
+            return float(np.sum(z ** 2))
+
+        def report(value):
+            print("report", value)
+
+        @torch.compile
+        def fit(x):
+            result = scipy.optimize.minimize(objective, np.ones(2), method="Nelder-Mead")
+            print(report)
+            return x * float(result.fun)
+    """
+    found = [(f.start.line, f.confidence) for f in lint(source)]
+    assert found == [(7, Confidence.LIKELY), (16, Confidence.CERTAIN)]
+    (callback,) = [f for f in lint(source) if f.start.line == 7]
+    assert [link.function for link in callback.region.chain] == ["fit", "objective"]
+    assert "handed to `scipy.optimize.minimize`" in callback.region.chain[-1].how
+
+
 @pytest.mark.parametrize(
     "guarded",
     [

@@ -1063,11 +1063,33 @@ def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:
             else:
                 reached = replace(region, function=name, chain=region.chain + (ChainLink(path, call.line, name, "called"),))
             queue.append((callee.function, reached))
+        queue.extend(_callbacks(program, qualified, region))
         # A function defined in its body is compiled code too when it runs (``region_of`` gives it this
         # region): what it calls is reached as well (``max_fun`` passed to a helper that calls it).
         queue.extend((nested, region) for nested in program._nested().get(qualified, ())
                      if nested not in program.regions and program.is_traced(nested))
 
+
+
+def _callbacks(program: Program, qualified: str, region: Region) -> list[tuple[str, Region]]:
+    """The functions of the tree that ``qualified`` hands to a library call Dynamo runs eagerly
+    (``scipy.optimize.minimize(objective, x0)``): the library calls them from eager code, and Dynamo
+    compiles each as a frame of its own (measured on torch 2.13), so each is an entry point. Likely: the
+    library may not call it."""
+    record = program.functions[qualified]
+    found = []
+    for line, library, handed in record.definition.callbacks:
+        for written in handed:
+            for callee in program.resolve_calls(qualified, written):
+                target = callee.function
+                if target in program.regions or not program.is_traced(target) or callee.disabled or (
+                        program.functions[target].definition.qualname.rsplit(".", 1)[-1].startswith("__")):
+                    continue  # a class handed over (its ``__init__``), or what is compiled already
+                name = program.display_name(target)
+                how = f"handed to `{library}`, which Dynamo runs eagerly: compiled as a frame of its own when called"
+                chain = region.chain + (ChainLink(record.module.path, line, name, how),)
+                found.append((target, Region(name, Confidence.LIKELY, chain, entry=target)))
+    return found
 
 
 def _depth_first(start: str, bases: Callable[[str], list[str]]) -> tuple[str, ...]:

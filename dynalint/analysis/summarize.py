@@ -17,6 +17,7 @@ from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor, tensor_if_parameters
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
+from dynalint.analysis.eager_library_calls import runs_eagerly
 from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -549,6 +550,11 @@ class _Summarizer(ast.NodeVisitor):
                 function.calls.append((node.lineno, callee, UNREAD_ARGUMENTS))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
+            if resolved and runs_eagerly(resolved):
+                handed = tuple(written for value in (*node.args, *(k.value for k in node.keywords))
+                               if isinstance(value, (ast.Name, ast.Attribute)) and (written := dotted_name(value)))
+                if handed:
+                    function.callbacks.append((node.lineno, resolved, handed))
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
             function.calls.append((node.lineno, dispatched_callee))

@@ -24,12 +24,8 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.native_modules import native_callee
-from dynalint.analysis.skipped_library_calls import (
-    MEASURED_ON,
-    SKIPPED_LIBRARY_CALLS,
-    SKIPPED_LIBRARY_PACKAGES,
-    TRACED_LIBRARY_CALLS,
-)
+from dynalint.analysis.eager_library_calls import breaking_call
+from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
@@ -55,12 +51,11 @@ class SkippedLibraryCall(Rule):
         if resolved not in SKIPPED_LIBRARY_CALLS:  # ``from pkg.utils import einsum``, an alias of another call there
             resolved = self.context.program.canonical(resolved) or resolved
         package = resolved.split(".", 1)[0]
-        whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved and resolved not in TRACED_LIBRARY_CALLS else None
-        listed = SKIPPED_LIBRARY_CALLS.get(resolved)
-        gb_id = listed[0] if listed is not None else whole
-        if gb_id is None:
+        breaking = breaking_call(resolved)
+        if breaking is None:
             self._native(node, resolved)
             return
+        gb_id, whole = breaking
         confidence = Confidence.LIKELY if self._through_optional_renaming(node.func, written) else None
         self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "", confidence=confidence,
                     call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)

@@ -1,0 +1,27 @@
+"""Which library calls Dynamo runs eagerly: DYN004's measured table read as one question (summarize stage
+and lint stage).
+
+``skipped_library_calls`` (generated) lists the calls measured to break and the packages taken whole
+(SciPy), less the calls of theirs measured to trace. DYN004 reports such a call; the summary stage
+records the functions handed to one (``scipy.optimize.minimize(objective, x0)``), since the library then
+calls them from eager code and Dynamo compiles each as a frame of its own (measured on torch 2.13).
+"""
+
+from __future__ import annotations
+
+from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES, TRACED_LIBRARY_CALLS
+
+
+def breaking_call(resolved: str) -> tuple[str, bool] | None:
+    """The GB id a call of ``resolved`` (a qualified name) breaks with, and whether it comes from a package
+    taken whole; ``None`` when it is not known to break."""
+    listed = SKIPPED_LIBRARY_CALLS.get(resolved)
+    if listed is not None:
+        return listed[0], False
+    package = resolved.split(".", 1)[0]
+    whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved and resolved not in TRACED_LIBRARY_CALLS else None
+    return (whole, True) if whole is not None else None
+
+
+def runs_eagerly(resolved: str) -> bool:
+    return breaking_call(resolved) is not None
