@@ -28,6 +28,7 @@ from dynalint.checks.eager_frame_comprehension import EagerFrameComprehension
 from dynalint.checks.dynamic_output_shape import DynamicOutputShape
 from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
+from dynalint.checks.hook_registration import HookRegistration
 from dynalint.checks.io_call import IoCall
 from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.module_construction import ModuleConstruction
@@ -101,6 +102,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BuiltObjectMethod,
     OptimizerCall,
     DataLoadingCall,
+    HookRegistration,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

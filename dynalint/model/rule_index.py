@@ -49,4 +49,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN508', 'built-object-method', True, '>=2.4'),
     ('DYN509', 'optimizer-call', True, '>=2.4'),
     ('DYN510', 'data-loading-call', True, '>=2.4'),
+    ('DYN511', 'hook-registration', True, '>=2.4'),
 )
