@@ -116,8 +116,7 @@ class DataDependentSize(Rule):
         sizes = [a.value for index, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
                  if positions is None or index in positions]
         sizes += [a.value for a in node.args if a.keyword is not None and a.keyword.value in keywords]
-        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size) and not self._before_the_trace(size)
-                 and not self.context.values.is_shape_array(size)]  # ``np.prod(x.shape[1:])``: taken (measured)
+        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size) and not self._before_the_trace(size)]
         tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
         if tensor_kinds:
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)

@@ -93,9 +93,6 @@ class ValueScope:
     # Names bound to a tensor's shape as a sequence (``dshape = list(data.shape)``): ``np.prod`` of one is
     # an array under Dynamo.
     shape_sequences: set[str] = field(default_factory=set)
-    # Names bound to a NumPy reduction of a shape (``n = np.prod(x.shape[1:])``): an array that breaks when read
-    # into Python (``int(n)``, ``range(n)``) but that a torch factory takes as a size without a break (measured).
-    shape_arrays: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -208,10 +205,6 @@ class ValueScope:
                 self.shape_sequences.add(target.value)
             else:
                 self.shape_sequences.discard(target.value)
-            if kind is None and value is not None and self.is_shape_array(value):
-                self.shape_arrays.add(target.value)
-            else:
-                self.shape_arrays.discard(target.value)
 
     def record_append(self, call: cst.Call) -> None:
         """``items.append(t)`` on a list of Python constants (``items = []``) with ``t`` a tensor: from here on
@@ -316,16 +309,6 @@ class ValueScope:
         measured on torch 2.13."""
         return any(type(a.value) in _SEQUENCE_NODES or self.kind(a.value).is_tensor_like or self.is_numpy_array(a.value)
                    or self.is_shape_sequence(a.value) for a in call.args if a.keyword is None)
-
-    def is_shape_array(self, node: cst.BaseExpression) -> bool:
-        """A NumPy function of a tensor's shape (``np.prod(x.shape[1:])``), or a name bound to one."""
-        if isinstance(node, cst.Name):
-            return node.value in self.shape_arrays
-        if not isinstance(node, cst.Call):
-            return False
-        resolved = self.resolve(node.func) or ""
-        return (resolved.startswith("numpy.") and resolved[len("numpy."):] in NUMPY_ARRAY_RESULTS
-                and any(self.is_shape_sequence(a.value) for a in node.args if a.keyword is None))
 
     def is_shape_sequence(self, node: cst.BaseExpression) -> bool:
         """A tensor's shape as a sequence: ``x.shape``, ``x.size()``, a slice of one, ``list(x.shape)``, or a name
