@@ -212,7 +212,7 @@ BUILDER_MODULES: dict[str, str] = {
     "ncps": "gt_ncps",
     "torch_dct": "gt_torch_dct",
     "torchinterp1d": "gt_torchinterp1d",
-    # The eleventh pick (``following`` in sealed.toml), picked and built blind before the tenth was scored.
+    # The eleventh sealed half: picked and built blind before the tenth was scored (then ``following`` in sealed.toml).
     "torchio": "gt_torchio",
     "torch_pruning": "gt_torch_pruning",
     "ignite": "gt_ignite",
