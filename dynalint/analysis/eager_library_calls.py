@@ -9,7 +9,11 @@ calls them from eager code and Dynamo compiles each as a frame of its own (measu
 
 from __future__ import annotations
 
-from dynalint.analysis.skipped_library_calls import SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES, TRACED_LIBRARY_CALLS
+from dynalint.analysis.skipped_library_calls import (
+    SKIPPED_LIBRARY_CALLS,
+    SKIPPED_LIBRARY_PACKAGES,
+    TRACED_LIBRARY_CALLS,
+)
 
 
 def breaking_call(resolved: str) -> tuple[str, bool] | None:

@@ -70,7 +70,8 @@ class HookRegistration(LocalObjectRule):
         elif isinstance(func, cst.Attribute) and func.attr.value == "append" and node.args and isinstance(
                 func.value, cst.Name) and self._registers(node.args[0].value):
             self.locals.declare(func.value.value, HANDLES)
-        elif isinstance(func, cst.Attribute) and func.attr.value == "remove" and not node.args and self._handle(func.value):
+        elif (isinstance(func, cst.Attribute) and func.attr.value == "remove" and not node.args
+              and self._handle(func.value)):
             self.report(node, call=f"{cst.Module([]).code_for_node(func.value)}.remove()")
 
     def _handle(self, node: cst.BaseExpression) -> bool:
