@@ -245,6 +245,8 @@ class FunctionArguments:
         via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
                     for what, slot, value, element in found if what == 2)
         tensors = tuple(slot for what, slot, _, _ in found if what == 3)
+        if not via:  # only slots: shared, as ``_plain`` is (most such calls pass one tensor in a slot or two)
+            return _slots_only(python, splat, masks, given, tensors)
         return python, via, splat, masks, given, tensors
 
     def _judge(self, slot: Slot, value: ast.expr,
@@ -349,6 +351,13 @@ _POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(1
 def _plain(splat: bool, given: tuple[Slot, ...]) -> Arguments:
     """Arguments that are only written, shared: a pickled tree holds each shape once."""
     return (), (), splat, (), given, ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _slots_only(python: tuple[Slot, ...], splat: bool, masks: tuple[Slot, ...], given: tuple[Slot, ...],
+                tensors: tuple[Slot, ...]) -> Arguments:
+    """Arguments that name no callee, shared: a pickled tree holds each shape once."""
+    return python, (), splat, masks, given, tensors
 
 
 def _bound_names(target: ast.expr) -> list[str]:

@@ -921,11 +921,17 @@ class Program:
             elif found.kind is Kind.UNKNOWN and found.elements is None and (any(
                     (self.call_type(qualified, callee) or found).kind is Kind.TENSOR
                     for callee in definition.returns_calls) or any(
-                    self.parameter_types(qualified).get(name, found).kind is Kind.TENSOR
-                    for name in definition.returns_if_tensor)):
+                    self._tensor_parameter(qualified, name) for name in definition.returns_if_tensor)):
                 found = ValueType(Kind.TENSOR)
             self._returns_memo[qualified] = found
         return self._returns_memo[qualified]
+
+    def _tensor_parameter(self, qualified: str, name: str) -> bool:
+        """Whether the parameter ``name`` is annotated a tensor or passed one by every compiled caller (asked
+        apart from ``parameter_types``, whose Python values would follow every caller's own results)."""
+        written = self.functions[qualified].definition.annotations.get(name)
+        return (written is not None and type_hints.value_type(written, self.type_alias).kind is Kind.TENSOR) or (
+            name in self.passed_tensors(qualified))
 
     def call_type(self, caller: str, callee: str) -> ValueType | None:
         """What ``callee``, called inside ``caller``, returns when every function it may run agrees;

@@ -554,7 +554,7 @@ class _Summarizer(ast.NodeVisitor):
                 handed = tuple(written for value in (*node.args, *(k.value for k in node.keywords))
                                if isinstance(value, (ast.Name, ast.Attribute)) and (written := dotted_name(value)))
                 if handed:
-                    function.callbacks.append((node.lineno, resolved, handed))
+                    function.callbacks += ((node.lineno, resolved, handed),)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
             function.calls.append((node.lineno, dispatched_callee))

@@ -142,7 +142,7 @@ class FunctionSummary(_PickledAsTuple):
     calls: list[CallRecord] = field(default_factory=list)  # ``CallSite(*record)`` names the parts
     # ``scipy.optimize.minimize(objective, x0, jac=gradient)``: functions handed to a library call Dynamo
     # runs eagerly (DYN004's table), as (line, callee as resolved, the arguments as written).
-    callbacks: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
+    callbacks: tuple[tuple[int, str, tuple[str, ...]], ...] = ()  # a tuple: most functions have none
     collectives: list[str] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)  # var -> class as written
     loop_containers: dict[str, str] = field(default_factory=dict)  # ``for layer in self.layers`` -> layers
