@@ -920,8 +920,8 @@ class Program:
                                                  for tensor in definition.returns_elements))
             elif found.kind is Kind.UNKNOWN and found.elements is None and (any(
                     (self.call_type(qualified, callee) or found).kind is Kind.TENSOR
-                    for callee in definition.returns_calls) or any(
-                    self._tensor_parameter(qualified, name) for name in definition.returns_if_tensor)):
+                    for callee in definition.returns_through[0]) or any(
+                    self._tensor_parameter(qualified, name) for name in definition.returns_through[1])):
                 found = ValueType(Kind.TENSOR)
             self._returns_memo[qualified] = found
         return self._returns_memo[qualified]
@@ -1084,7 +1084,7 @@ def _callbacks(program: Program, qualified: str, region: Region) -> list[tuple[s
     library may not call it."""
     record = program.functions[qualified]
     found = []
-    for line, library, handed in record.definition.callbacks:
+    for line, library, handed in record.module.callbacks.get(record.definition.qualname, ()):
         for written in handed:
             for callee in program.resolve_calls(qualified, written):
                 target = callee.function

@@ -476,8 +476,10 @@ class _Summarizer(ast.NodeVisitor):
             function.returns_tensor = function.returns_tensor or self._makes_tensor(node.value)
         if function is not None and not function.returns_tensor and node.value is not None:
             parameters = frozenset(name for name, _ in function.params)
-            found = tensor_if_parameters(node.value, parameters) - set(function.returns_if_tensor)
-            function.returns_if_tensor += tuple(sorted(found))
+            calls, tensors = function.returns_through
+            found = tensor_if_parameters(node.value, parameters) - set(tensors)
+            if found:
+                function.returns_through = (calls, tensors + tuple(sorted(found)))
         if function is not None and isinstance(node.value, ast.Call):
             callee = dotted_name(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""
@@ -486,8 +488,8 @@ class _Summarizer(ast.NodeVisitor):
                 function.returns_tensor = True
             elif _names_class(callee):
                 function.returns_class = callee
-            elif callee and callee not in function.returns_calls:
-                function.returns_calls += (callee,)
+            elif callee and callee not in function.returns_through[0]:
+                function.returns_through = (function.returns_through[0] + (callee,), function.returns_through[1])
         elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
             function.returns_class = function.local_types[node.value.id]
         self.generic_visit(node)
@@ -554,7 +556,8 @@ class _Summarizer(ast.NodeVisitor):
                 handed = tuple(written for value in (*node.args, *(k.value for k in node.keywords))
                                if isinstance(value, (ast.Name, ast.Attribute)) and (written := dotted_name(value)))
                 if handed:
-                    function.callbacks += ((node.lineno, resolved, handed),)
+                    handed_on = self.summary.callbacks.get(function.qualname, ())
+                    self.summary.callbacks[function.qualname] = (*handed_on, (node.lineno, resolved, handed))
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
             function.calls.append((node.lineno, dispatched_callee))
