@@ -302,7 +302,8 @@ def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str],
 
 def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> list[Finding]:
     """After a break where Dynamo gives up the frame (in a loop's body or a ``try``), the rest of the function
-    runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides.
+    runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides, and
+    marked ``gives_up_frame`` for the program post-pass.
     Only a certain finding on every path hides others: a likely one may not break at all. A break that the
     eager frame causes (``Rule.caused_by_eager_frame``) is never hidden."""
     breaking = sorted(
@@ -331,6 +332,8 @@ def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> l
             finding = replace(finding, message=(
                 f"{finding.message}; Dynamo then runs the rest of `{finding.region.function.rsplit('.', 1)[-1]}` "
                 f"eagerly, so what would break later in it (line {lines}) does not" if finding.region else finding.message))
+        if later is not None:
+            finding = replace(finding, gives_up_frame=True)
         kept.append(finding)
     return kept
 

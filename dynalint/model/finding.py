@@ -168,6 +168,9 @@ class Finding:
     # Which of its rule's patterns the finding is (``Report.pattern``): what the version table is keyed by.
     pattern: str = field(default="", compare=False)
     torch: TorchTarget | None = field(default=None, compare=False)  # set by the selection stage
+    # A certain break in a loop's body or a ``try`` where Dynamo gives up the function's frame and runs the
+    # rest of it eagerly (set by the lint stage; read by the program post-pass, DYN507).
+    gives_up_frame: bool = field(default=False, compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

@@ -16,8 +16,8 @@ for the files it linted afresh, and caches what it returns with their own findin
   the method as a frame of its own, and runs the rest of the caller eagerly: after a certain finding,
   later calls of the function are not reported.
 - DYN507's second cause (``checks/module_construction.py``), measured on torch 2.13: the caller Dynamo
-  gave up (at a certain DYN508 call, or at a certain break in its own loop body or ``try`` block:
-  ``analysis/frame_skips.py``) runs eagerly from its last resumable point (its start, or the break before), and each
+  gave up (at a certain DYN508 call, or at a certain break in its own loop body or ``try`` block, which
+  the lint stage marks ``Finding.gives_up_frame``) runs eagerly from its last resumable point (its start, or the break before), and each
   ``nn.Module`` it builds there has its ``__init__`` compiled as a frame of its own, on a module not yet
   initialized: "Uninitialized nn.Module" (GB0119) at the ``super().__init__()`` call of every class of
   the chain. Those lines are in the classes' files: the finding is cached with the caller's, whose import
@@ -34,7 +34,7 @@ from pathlib import Path
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from dynalint.analysis import dispatch, frame_skips
+from dynalint.analysis import dispatch
 from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
@@ -81,6 +81,7 @@ class CalleeBreaks:
                 spans[display].append((function.start_line, function.end_line, module.qualify(function.qualname)))
         self.own: dict[str, Confidence] = {}  # function -> how sure its surest break finding is
         self.certain_lines: dict[str, list[int]] = defaultdict(list)  # function -> lines of its certain breaks
+        self.given_up_at: dict[str, int] = {}  # function -> the line of its break that gives its frame up
         for finding in findings:
             if finding.cell is not None or not _breaks(finding.code):
                 continue
@@ -90,6 +91,8 @@ class CalleeBreaks:
                 name = min(holding)[1]
                 if finding.confidence is Confidence.CERTAIN:
                     self.certain_lines[name].append(finding.start.line)
+                if finding.gives_up_frame:
+                    self.given_up_at[name] = min(finding.start.line, self.given_up_at.get(name, finding.start.line))
                 if self.own.get(name) is not Confidence.CERTAIN:
                     self.own[name] = finding.confidence
         self._memo: dict[str, Confidence | None] = {}
@@ -216,10 +219,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                                                  display, lines)
             if ModuleConstruction.code not in codes or run_files is None:
                 continue
-            own = breaks.certain_lines.get(qualified)
-            parsed_functions = definitions() if own else None
-            node = parsed_functions.get(function.lineno) if parsed_functions is not None else None
-            skipping = frame_skips.first_frame_skipping(node, own) if node is not None and own else None
+            skipping = breaks.given_up_at.get(qualified)
             given_up = min((line for line in (given_up, skipping) if line is not None), default=None)
             if given_up is not None:  # Dynamo gives the function up here: the rest of it runs eagerly
                 out.setdefault(display, []).extend(eager_constructions(
