@@ -616,6 +616,48 @@ def test_an_autograd_function_applied_in_compiled_code_has_its_forward_compiled(
     assert found["forward"].confidence is Confidence.CERTAIN
 
 
+def test_an_autograd_functions_backward_is_likely_compiled_with_its_apply() -> None:
+    """Measured on torch 2.13: with an input that requires grad, Dynamo traces ``backward`` while it traces
+    ``Square.apply(x)`` and the ``print`` in it breaks (GB0059); under ``no_grad`` it is not traced. So the
+    finding is likely, and names the ``apply`` call it comes through."""
+    found = reached("""
+    import torch
+
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            print("backward")
+            return 2 * x * grad
+
+
+    class Unapplied(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            print("unapplied")
+            return grad
+
+
+    @torch.compile
+    def run(x):
+        return Square.apply(x) + 1
+    """)
+    assert set(found) == {"backward"}
+    assert found["backward"].confidence is Confidence.LIKELY
+    assert found["backward"].region is not None
+    assert found["backward"].region.describe().endswith("run -> Square.apply (Square.backward)")
+
+
 def test_a_property_read_in_compiled_code_has_its_getter_compiled() -> None:
     found = reached("""
     import functools
@@ -1036,3 +1078,111 @@ def test_a_decorated_method_called_in_compiled_code_does_not_run_the_others_its_
         return model.generate(x)
     """
     assert set(reached(source)) == {"generate"}
+
+
+LOCAL_REGISTRY = """
+    import torch
+    from torch import nn
+
+
+    def get_method(kind, methods, method):
+        if isinstance(method, str):
+            return methods[method.lower()]
+        return method
+
+
+    def rk4(x):
+        print("rk4")
+        return x
+
+
+    def euler(x):
+        print("euler")
+        return x
+
+
+    def midpoint(x):
+        print("midpoint")
+        return x
+
+
+    def unused(x):
+        print("unused")
+        return x
+
+
+    class Cubic:
+        def __call__(self, x):
+            print("cubic")
+            return x
+
+
+    class Linear:
+        def __call__(self, x):
+            print("linear")
+            return x
+
+
+    class Interp:
+        def __init__(self, method="cubic"):
+            methods = {"cubic": Cubic, "linear": Linear}
+            cls = get_method("interp", methods, method)
+            self.obj = cls()
+
+        def __call__(self, x):
+            return self.obj(x)
+"""
+
+
+def test_a_helper_handed_a_local_dict_of_callables_returns_one_of_them() -> None:
+    """xitorch's ``get_method(name, methods, method)``, measured on torch 2.13: Dynamo traces whichever
+    value the helper picks from the local dict, a function called at once or a class whose instance is
+    kept and called later; a function the dict does not hold is not reached."""
+    source = LOCAL_REGISTRY + """
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.interp = Interp()
+
+        def forward(self, x, method="rk4"):
+            methods = {"rk4": rk4, "euler": euler}
+            solver = get_method("solve", methods, method)
+            return solver(x) + self.interp(x)
+
+
+    model = torch.compile(Model())
+    """
+    found = reached(source)
+    assert set(found) == {"rk4", "euler", "cubic", "linear"}
+    assert found["cubic"].region is not None
+    assert found["cubic"].region.describe().endswith("Interp.__call__ -> self.obj (Cubic.__call__)")
+
+
+def test_a_local_dict_of_functions_indexed_or_read_with_get_and_called() -> None:
+    source = LOCAL_REGISTRY + """
+    @torch.compile
+    def step(x, name):
+        steps = {"rk4": rk4, "euler": euler}
+        fallback = dict(midpoint=midpoint)
+        return steps[name](x) + fallback.get(name)(x)
+    """
+    assert set(reached(source)) == {"rk4", "euler", "midpoint"}
+
+
+def test_a_class_built_with_a_local_dict_is_not_taken_for_an_item_of_it() -> None:
+    source = LOCAL_REGISTRY + """
+    class Picker:
+        def __init__(self, table):
+            self.table = table
+
+        def __call__(self, x):
+            return x
+
+
+    @torch.compile
+    def step(x):
+        table = {"rk4": rk4}
+        picker = Picker(table)
+        return picker(x)
+    """
+    assert set(reached(source)) == set()

@@ -78,7 +78,8 @@ def sources(expr: ast.expr, function: FunctionSummary | None) -> list[str]:
         return [found for value in expr.values for found in sources(value, function)]
     registry = registry_of(expr)
     if registry:
-        return [ITEM + registry]
+        local = _local_registry(function, registry)
+        return list(local) if local is not None else [ITEM + registry]
     if isinstance(expr, ast.Call):
         return _called(expr, function)
     written = dotted_name(expr)
@@ -107,17 +108,38 @@ def parameter_sources(function: FunctionSummary, name: str) -> list[str]:
 def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
     registry = registry_of(call.func)
     if registry:
-        return [NEW_ITEM + registry]
+        local = _local_registry(function, registry)
+        return _made(local) if local is not None else [NEW_ITEM + registry]
     written = dotted_name(call.func)
     if written is None:
         return []
     if function is not None and written in function.param_defaults:
         return [NEW + function.param_defaults[written]]
     if function is not None and written in function.local_sources:
-        made = {REF: NEW, ITEM: NEW_ITEM}
-        return [made[kind] + held[len(kind):] for held in function.local_sources[written]
-                for kind in (REF, ITEM) if held.startswith(kind)]
-    return [NEW + written]
+        return _made(function.local_sources[written])
+    return [NEW + written, *_picked_from(call, function, written)]
+
+
+def _made(held: list[str]) -> list[str]:
+    """The instances calling a value from ``held`` makes: a class named, or one picked from a registry."""
+    made = {REF: NEW, ITEM: NEW_ITEM}
+    return [made[kind] + source[len(kind):] for source in held for kind in (REF, ITEM) if source.startswith(kind)]
+
+
+def _local_registry(function: FunctionSummary | None, name: str) -> list[str] | None:
+    """The values of ``name``, when it is a dict literal of callables bound in ``function``."""
+    return function.local_sources.get(name + REGISTRY_CALL) if function is not None else None
+
+
+def _picked_from(call: ast.Call, function: FunctionSummary | None, written: str) -> list[str]:
+    """What a helper handed a local registry may return: one of its values. ``get_method(name, methods,
+    method)`` with ``methods = {"rk4": rk4, ...}`` picks a function or class from ``methods`` (xitorch's
+    solvers and interpolators); the value called afterwards is one of them. A class built with a registry
+    (``Solver(methods)``) is an instance of that class, not an item."""
+    if function is None or _is_class_name(written):
+        return []
+    handed = (arg for arg in [*call.args, *(k.value for k in call.keywords)] if isinstance(arg, ast.Name))
+    return [source for arg in handed for source in _local_registry(function, arg.id) or ()]
 
 
 def _position(function: FunctionSummary, name: str) -> int | None:
@@ -143,6 +165,12 @@ def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, 
                 found = [s for s in found if not s.startswith(ARGUMENT)]
             if cls is not None and found:
                 cls.attr_sources.setdefault(target.attr, []).extend(found)
+        elif isinstance(target, ast.Name) and function is not None and isinstance(value, (ast.Dict, ast.Call)) and (
+                held := _registry_values(value)):
+            # a local registry (``methods = {"rk4": rk4, "euler": euler}``): kept under ``methods[]``
+            kept = [s for s in held if _worth_keeping(summary, s)]
+            if kept:
+                function.local_sources.setdefault(target.id + REGISTRY_CALL, []).extend(kept)
         elif isinstance(target, ast.Name) and function is not None:
             found = [s for s in sources(value, function) if _worth_keeping(summary, s)]
             if found and not (len(found) == 1 and found[0].startswith(NEW)):  # one class: ``local_types`` has it

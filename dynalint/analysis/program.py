@@ -444,8 +444,11 @@ class Program:
                 return [Callee(t, self.is_disabled(t), callee, wrapped=True) for t in self._decorated_by().get(decorator, [])]
             dispatched = self._by_name(module, function, callee)
         via = callee.replace(dispatch.REGISTRY_CALL, "[...]")
+        backward = self._applied_backward(module, callee) if targets else None
         return [Callee(t, self.is_disabled(t)) for t in targets] + [
-            Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets]
+            Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets] + (
+            [Callee(backward, self.is_disabled(backward), callee)]  # likely: traced when an input requires grad
+            if backward is not None and backward not in targets else [])
 
     def _outside_the_tree(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> bool:
         """``torch.cat(...)``, ``F.relu(...)``: a name imported from a package no module of the tree is in,
@@ -518,13 +521,24 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
-        applies = self._applied(module, callee)
-        if applies is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
-            applied = self.resolve_class(module, applies)
-            if applied is not None and self.is_autograd_function(applied):
-                forward = self.method(applied, "forward")
-                return [forward] if forward else []
+        applied = self._applied_function(module, callee)
+        if applied is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
+            forward = self.method(applied, "forward")
+            return [forward] if forward else []
         return self._called(self.resolve_name(module, callee))
+
+    def _applied_function(self, module: ModuleSummary, callee: str) -> str | None:
+        """The autograd ``Function`` of the tree whose ``apply`` a call of ``callee`` runs, if it is one."""
+        applies = self._applied(module, callee)
+        applied = self.resolve_class(module, applies) if applies is not None else None
+        return applied if applied is not None and self.is_autograd_function(applied) else None
+
+    def _applied_backward(self, module: ModuleSummary, callee: str) -> str | None:
+        """``backward`` of the autograd ``Function`` a call of ``callee`` applies. Measured on torch 2.13:
+        when an input requires grad, Dynamo traces ``backward`` too while it traces the ``apply`` call, and
+        a break in it is reported on its own line; under ``no_grad`` it is not traced."""
+        applied = self._applied_function(module, callee)
+        return self.method(applied, "backward") if applied is not None else None
 
     def _applied(self, module: ModuleSummary, callee: str) -> str | None:
         """The class whose ``apply`` a call of ``callee`` runs: ``Scale.apply(x)``, or ``scale(x)`` after
@@ -598,7 +612,10 @@ class Program:
         registry item, ``FUNCS[name](...)``. Each possible value's ``__call__`` / ``forward`` / function."""
         held: list[tuple[ModuleSummary, str]] = []
         parts = callee.split(".")
-        if callee.endswith(dispatch.REGISTRY_CALL):
+        if callee.endswith(dispatch.REGISTRY_CALL) and callee in function.local_sources:
+            # ``methods[key](x)`` with ``methods`` a local dict literal
+            held = [(module, source) for source in function.local_sources[callee]]
+        elif callee.endswith(dispatch.REGISTRY_CALL):
             held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
             own_class = module.qualify(function.class_name)
