@@ -48,3 +48,35 @@ def test_requires_grad_on_calls_that_turn_grad_on_are_reported_likely_and_the_ot
     }
     assert {f.confidence for f in findings} == {Confidence.LIKELY}
     assert all(f.message.startswith("Calling `") for f in findings)
+
+
+def test_requires_grad_in_an_autograd_functions_backward_is_not_reported() -> None:
+    """Measured on torch 2.13: Dynamo traces ``backward`` with the ``apply`` call, and
+    ``g.detach().requires_grad_()`` there did not break, returned or not, under ``enable_grad`` too. The
+    same call in ``forward`` is reported."""
+    source = textwrap.dedent("""
+    import torch
+
+
+    class Rerouted(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            y = x.detach().requires_grad_()
+            return y * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            with torch.enable_grad():
+                a = x.detach().requires_grad_()
+            return g.detach().requires_grad_() * a
+
+
+    @torch.compile
+    def f(x):
+        return Rerouted.apply(x)
+    """)
+    found = lint_source(source, "case.py", ONLY)
+    assert [(f.code, source.splitlines()[f.start.line - 1].strip()) for f in found] == [
+        ("DYN502", "y = x.detach().requires_grad_()")]

@@ -116,6 +116,17 @@ class LintContext:
         return dotted is not None and function is not None and self.program.returns_mask(function, dotted, element)
 
     @property
+    def in_autograd_backward(self) -> bool:
+        """Whether the current function is ``backward`` of an autograd ``Function`` of the tree, which Dynamo
+        traces while it traces the ``apply`` call (``Program._applied_backward``)."""
+        function = self._stack[-1].function
+        entry = self.program.functions.get(function) if function is not None else None
+        if entry is None or not function.endswith(".backward") or not entry.definition.class_name:
+            return False
+        owner = entry.module.qualify(entry.definition.class_name)
+        return owner in self.program.classes and self.program.is_autograd_function(owner)
+
+    @property
     def skips_frame(self) -> bool:
         """Whether a break here makes Dynamo run the rest of the function eagerly: inside a loop's body or
         a ``try`` statement, where it cannot resume, it gives up the frame, and no later line is traced.

@@ -13,6 +13,8 @@ not require grad it breaks in any grad mode (GB0125); on a tensor made in the fu
 ``x.clone()``, a loss) it breaks with grad enabled (GB8985), and under ``no_grad`` only when that tensor
 is returned. It does not break on an input that already requires grad, and ``requires_grad_(False)`` on
 an intermediate does not break: so the call is reported ``likely``, and only with no argument or ``True``.
+In an autograd ``Function``'s ``backward``, which Dynamo traces with the ``apply`` call, it never broke
+(``x.detach().requires_grad_()``, returned or not, under ``enable_grad`` too): not reported there.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class TensorAttributeWrite(Rule):
         receiver = func.value
         if not self._may_be_tensor(receiver):
             return  # ``module.requires_grad_()`` freezes or unfreezes parameters: a module's method
+        if self.context.in_autograd_backward:
+            return  # traced with the ``apply`` call, where it never broke (returned too, under ``enable_grad``)
         self.report(node, confidence=Confidence.LIKELY, action="Calling", target=f"{_text(receiver)}.{REQUIRES_GRAD_METHOD}()",
                     why=" (unless the tensor already requires grad, or is made in the function under `no_grad` and not returned)")
 
