@@ -39,7 +39,7 @@ import observations  # noqa: E402  (bench/versions/, put on sys.path above)
 from dynalint.lint import rule_pages  # noqa: E402
 
 HARNESS = ROOT / "tests" / "harness" / "run_snippets.py"
-DEFAULT_RELEASES = ("2.13.0", "2.14.1")
+DEFAULT_RELEASES = ("2.11.0", "2.13.0", "2.14.1")
 DEFAULT_OUT = ROOT / "rules" / "versions.json"
 VENVS = Path.home() / ".cache" / "dynalint-bench" / "torch-venvs"
 # What the pages import besides torch and the standard library (DYN209, DYN210), at the versions the

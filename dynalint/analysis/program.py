@@ -28,6 +28,7 @@ from dynalint.analysis.torch_facts import (
     DATACLASS_DECORATORS,
     FRAMEWORK_INSTANCE_CALLS,
     RECURRENT_LAYERS,
+    TENSOR_BASES,
     is_module_base,
 )
 from dynalint.analysis.type_hints import Annotation
@@ -686,6 +687,19 @@ class Program:
                 if definition.class_name and owner == definition.class_name:
                     self._by_name_memo[name].append(qualified)
         return self._by_name_memo
+
+    def is_tensor_subclass(self, class_qualified: str) -> bool:
+        """Whether the class derives from ``torch.Tensor`` (through bases in the tree)."""
+        return any(self.canonical(base) in TENSOR_BASES for current in self.mro(class_qualified)
+                   for base in self.classes[current].definition.bases)
+
+    def method_of_tensor_subclass(self, qualified: str) -> bool:
+        """Whether the function is a method of a tensor subclass of the tree (pypose's ``LieTensor.tensor``)."""
+        entry = self.functions.get(qualified)
+        if entry is None or not entry.definition.class_name:
+            return False
+        owner = entry.module.qualify(entry.definition.class_name)
+        return owner in self.classes and self.is_tensor_subclass(owner)
 
     def is_autograd_function(self, class_qualified: str) -> bool:
         """Whether the class derives from ``torch.autograd.Function`` (through bases in the tree)."""

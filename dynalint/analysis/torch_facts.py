@@ -69,6 +69,7 @@ FRAMEWORK_INSTANCE_CALLS: dict[str, tuple[str, ...]] = {
 }
 # ``class Scale(Function)``: ``Scale.apply(x)`` runs its ``forward``, which Dynamo traces.
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+TENSOR_BASES = frozenset({"torch.Tensor", "torch._tensor.Tensor"})  # a class deriving from one is a tensor subclass
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"
     for name in (

@@ -48,6 +48,7 @@ from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
 from dynalint.checks.tensor_item import TensorItem
 from dynalint.checks.tensor_sort_key import TensorSortKey
+from dynalint.checks.tensor_subclass_unwrap import TensorSubclassUnwrap
 from dynalint.checks.tensor_to_scalar import TensorToScalar
 from dynalint.checks.threading_lock import ThreadingLock
 from dynalint.checks.torch_assert import TorchAssert
@@ -103,6 +104,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     OptimizerCall,
     DataLoadingCall,
     HookRegistration,
+    TensorSubclassUnwrap,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -10,6 +10,11 @@ argument, ``self.solver`` built in ``__init__``), a property's getter, a breakin
 function the new object is passed to, nor an object whose ``__init__`` surely breaks (it is built
 eagerly, and its methods resume).
 
+The same holds for any method of a ``torch.Tensor`` subclass of the tree (pypose's ``LieTensor``), on an
+input too: measured, ``x.tensor()`` whose ``Tensor.as_subclass(self, Tensor)`` breaks (DYN512) breaks again
+at the call ("Reconstruction failure"), and Dynamo runs the rest of the caller eagerly (a second call
+and a ``print`` after it did not break).
+
 The pattern needs the callee's breaks, which other rules find in other functions and files, so this
 rule has no visitor: the lint stage's program post-pass (``pipeline/callee_breaks.py``) reports it at the
 call, after every file of the run is linted, when the method (or a function it calls) holds a finding
@@ -25,8 +30,10 @@ from dynalint.lint.rule import Rule
 class BuiltObjectMethod(Rule):
     code = "DYN508"
     name = "built-object-method"
-    message = ("`{call}` runs `{method}`, which breaks the graph, on an object built in compiled code: "
+    message = ("`{call}` runs `{method}`, which breaks the graph, on {receiver}: "
                "Dynamo cannot rebuild the object to resume inside it and breaks at this call too")
+    BUILT_RECEIVER = "an object built in compiled code"
+    SUBCLASS_RECEIVER = "a tensor subclass instance"
     help = ("Build the object once outside the compiled code (in `__init__`) and reuse it, "
             "or remove the break inside the method")
     gb_ids = ("GB0092",)

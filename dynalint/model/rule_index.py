@@ -50,4 +50,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN509', 'optimizer-call', True, '>=2.4'),
     ('DYN510', 'data-loading-call', True, '>=2.4'),
     ('DYN511', 'hook-registration', True, '>=2.4'),
+    ('DYN512', 'tensor-subclass-unwrap', True, '>=2.4'),
 )

@@ -243,13 +243,17 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
         if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
             continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
         breaking = breaks.may_break(callee.function)
-        if breaking is None or not built_in_frame(program, module, function, receiver, definitions(), breaks):
+        if breaking is None:
+            continue
+        on_subclass = program.method_of_tensor_subclass(callee.function)
+        if not on_subclass and not built_in_frame(program, module, function, receiver, definitions(), breaks):
             continue
         seen.add((site.line, site.callee))
         likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
         found.append(_finding(
             BuiltObjectMethod, display, lines, site.line, site.callee, program.display_name(callee.function),
-            Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+            Confidence.LIKELY if likely else Confidence.CERTAIN, region,
+            BuiltObjectMethod.SUBCLASS_RECEIVER if on_subclass else BuiltObjectMethod.BUILT_RECEIVER))
         if not likely:
             return site.line
     return None
@@ -359,7 +363,7 @@ def _definitions(text: str) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]
 
 
 def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, callee: str,
-             confidence: Confidence, region: Region) -> Finding:
+             confidence: Confidence, region: Region, receiver: str = "") -> Finding:
     """The finding at the call ``written`` (``solver.integrate``, ``Helper().run`` for ``Helper(...).run``) on
     ``line``: its first occurrence there, else the line's code."""
     text = lines[line - 1] if 0 < line <= len(lines) else ""
@@ -374,7 +378,7 @@ def _finding(rule: type[Rule], display: str, lines: list[str], line: int, writte
     if start < 0 or end < 0:
         start, end = len(text) - len(text.lstrip()), len(text.rstrip())
     return Finding(
-        code=rule.code, name=rule.name, message=rule.message.format(call=shown, method=callee),
+        code=rule.code, name=rule.name, message=rule.message.format(call=shown, method=callee, receiver=receiver),
         filename=display, start=Position(line, start + 1), end=Position(line, end + 1), help=rule.help,
         confidence=confidence, gb_ids=rule.gb_ids, region=region,
     )
