@@ -43,7 +43,8 @@ def test_the_version_table_is_what_the_committed_matrix_makes() -> None:
     committed = (ROOT / "dynalint" / "model" / "torch_releases.py").read_text(encoding="utf-8")
     assert committed == table.module_text(matrix, rule_pages.load_pages()), \
         "stale: run `python bench/versions/table.py` (matrix.py runs it too)"
-    assert MEASURED == tuple(sorted(matrix["releases"], key=torch_target.release)) and BASELINE == MEASURED[0]
+    assert MEASURED == tuple(sorted(matrix["releases"], key=torch_target.release)) and BASELINE in MEASURED
+    assert BASELINE == table.baseline() == "2.13.0"  # the torch the test environment pins
 
 
 def test_on_2_13_every_dyn303_example_is_reported_as_the_rule_says() -> None:
@@ -82,11 +83,12 @@ def test_past_the_newest_measured_release_a_finding_says_how_far_the_measurement
     assert all(f.torch is not None and (f.torch.target, f.torch.measured) == ("2.99", MEASURED[-1]) for f in findings)
 
 
-def test_a_target_older_than_every_measured_release_reads_as_the_baseline() -> None:
+def test_a_target_older_than_every_measured_release_reads_as_the_oldest_measured() -> None:
     block = DYN303_EXAMPLES[0]
     older = lint_source(block.source, "case.py", Config(select=("DYN303",), target_torch="2.10"))
-    baseline = lint_source(block.source, "case.py", Config(select=("DYN303",), target_torch=BASELINE))
-    assert [(f.start, f.gb_ids, f.message) for f in older] == [(f.start, f.gb_ids, f.message) for f in baseline]
+    oldest = lint_source(block.source, "case.py", Config(select=("DYN303",), target_torch=MEASURED[0]))
+    assert [(f.start, f.gb_ids, f.message) for f in older] == [(f.start, f.gb_ids, f.message) for f in oldest]
+    assert all(f.torch is not None and f.torch.measured == MEASURED[0] for f in older)
 
 
 def _fake_torch(folder: Path, version: str) -> Path:
@@ -138,10 +140,11 @@ def test_without_an_installed_torch_the_project_pins_decide(tmp_path: Path, monk
 
 @pytest.mark.parametrize("version, expected", [
     ("2.13.0+cpu", ("2.13.0", False)), ("2.14", ("2.14.1", False)), ("2.14.0", ("2.14.1", False)),
-    ("2.15.1", ("2.14.1", True)), ("2.8", ("2.13.0", False)),
+    ("2.15.1", ("2.14.1", True)), ("2.12", ("2.11.0", False)), ("2.11.0+cu130", ("2.11.0", False)),
+    ("2.8", ("2.11.0", False)),
 ])
 def test_the_measured_release_that_speaks_for_a_target(version: str, expected: tuple[str, bool]) -> None:
-    assert MEASURED == ("2.13.0", "2.14.1")  # the cases below are written for these two
+    assert MEASURED == ("2.11.0", "2.13.0", "2.14.1")  # the cases below are written for these three
     assert torch_target.measured_for(version) == expected
 
 
@@ -174,9 +177,9 @@ def test_dynalint_rule_shows_the_per_release_table() -> None:
     done = subprocess.run([sys.executable, "-m", "dynalint", "rule", "DYN303"], capture_output=True, text=True,
                           check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     table_text = done.stdout.partition("## Measured releases")[2]
-    assert "| pattern | torch 2.13 | torch 2.14 |" in table_text
-    assert "| `torch.distributed.reduce_scatter` | breaks (GB0007) | no break |" in table_text
-    assert "| `torch.distributed.broadcast` | breaks (GB0007) | breaks (GB0156) |" in table_text
+    assert "| pattern | torch 2.11 | torch 2.13 | torch 2.14 |" in table_text
+    assert "| `torch.distributed.reduce_scatter` | breaks (GB0007) | breaks (GB0007) | no break |" in table_text
+    assert "| `torch.distributed.broadcast` | breaks (GB0007) | breaks (GB0007) | breaks (GB0156) |" in table_text
 
 
 def test_json_and_sarif_carry_the_target_and_its_gb_ids(tmp_path: Path) -> None:

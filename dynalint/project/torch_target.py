@@ -114,12 +114,12 @@ def _torch_specifiers(root: Path) -> list[str]:
 
 def measured_for(version: str) -> tuple[str, bool]:
     """The measured release whose findings stand for ``version``, and whether ``version`` is newer than every
-    measured one. Releases compare by minor release (``2.14`` is measured by ``2.14.1``); one older than
-    every measured release is measured by the oldest (``BASELINE``, the one the rules are written for)."""
+    measured one. Releases compare by minor release (``2.14`` is measured by ``2.14.1``, ``2.12`` by
+    ``2.11.0``); one older than every measured release is measured by the oldest."""
     minor = release(version)[:2]
     older = [r for r in MEASURED if release(r)[:2] <= minor]
     if not older:
-        return BASELINE, False
+        return MEASURED[0], False
     return older[-1], minor > release(MEASURED[-1])[:2]
 
 
