@@ -23,9 +23,12 @@ SOURCE = textwrap.dedent("""\
         def doubled(self):
             return self * 2
 
+        def unwrapped(self):
+            return self.tensor()
+
 
     class Wrapper:
-        def tensor(self):
+        def unwrapped(self):
             return 1
 
 
@@ -36,9 +39,10 @@ SOURCE = textwrap.dedent("""\
         c = x.as_subclass(Lie)
         d = x.as_subclass(cls)
         e = x.doubled()
+        w = x.unwrapped()
         y = x.tensor()
         z = x.tensor()
-        return a + b + c + d + e + y + z
+        return a + b + c + d + e + w + y + z
 """)
 
 
@@ -56,10 +60,13 @@ def test_as_subclass_to_plain_tensor_is_flagged_in_both_spellings_and_not_toward
 
 
 def test_a_breaking_method_of_a_tensor_subclass_breaks_again_at_its_call() -> None:
-    """``x.tensor()`` on a value whose class is not written is likely ``Lie.tensor`` (another class of the
-    tree has a ``tensor`` method), so each call is flagged likely: were it the first that broke, Dynamo
-    would run the rest eagerly. A method of the subclass that does not break (``doubled``) is not flagged."""
+    """``x.tensor()`` on a value whose class is not written runs ``Lie.tensor``, the only ``tensor`` method
+    of the tree, by its name: likely, so each call is flagged (were the first to break, Dynamo would run
+    the rest eagerly); so is ``self.tensor()`` inside another method of the subclass (measured: it breaks
+    there too, the method running as a frame of its own). Not flagged: a method of the subclass that does
+    not break (``doubled``), and a call that may run another class's method as well (``x.unwrapped()``:
+    the receiver may be a ``Wrapper``)."""
     dyn508 = lint_source(SOURCE, "case.py", Config(select=("DYN508",)))
-    assert [(f.start.line, SOURCE.splitlines()[f.start.line - 1].strip()) for f in dyn508] == [
-        (25, "y = x.tensor()"), (26, "z = x.tensor()")]
+    assert [SOURCE.splitlines()[f.start.line - 1].strip() for f in dyn508] == [
+        "return self.tensor()", "y = x.tensor()", "z = x.tensor()"]
     assert all("on a tensor subclass instance" in f.message and f.confidence.value == "likely" for f in dyn508)

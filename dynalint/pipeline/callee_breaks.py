@@ -236,7 +236,14 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
     from dynalint.checks.built_object_method import BuiltObjectMethod
 
     seen: set[tuple[int, str]] = set()
-    for site, callee in sorted(program.callees(module.qualify(function.qualname)), key=lambda pair: pair[0].line):
+    calls = sorted(program.callees(module.qualify(function.qualname)), key=lambda pair: pair[0].line)
+    # The receiver is a tensor subclass only when every function the call may run is a method of one:
+    # ``manifold.expmap(x, u)`` may run a manifold's ``expmap`` as well as ``ManifoldTensor.expmap``.
+    subclass_only: dict[tuple[int, str], bool] = {}
+    for site, callee in calls:
+        key = (site.line, site.callee)
+        subclass_only[key] = subclass_only.get(key, True) and program.method_of_tensor_subclass(callee.function)
+    for site, callee in calls:
         receiver, dot, _ = site.callee.rpartition(".")
         if not dot or (site.line, site.callee) in seen:
             continue
@@ -245,7 +252,7 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
         breaking = breaks.may_break(callee.function)
         if breaking is None:
             continue
-        on_subclass = program.method_of_tensor_subclass(callee.function)
+        on_subclass = subclass_only[(site.line, site.callee)]
         if not on_subclass and not built_in_frame(program, module, function, receiver, definitions(), breaks):
             continue
         seen.add((site.line, site.callee))
