@@ -12,6 +12,10 @@ A list or dict comprehension over a dict's view (``d.items()``, ``d.values()``, 
 the same way, on the comprehension's opening line: Dynamo cannot rebuild the half-used view iterator
 ("Reconstruction failure", GB0092, and for ``keys()`` GB4347 too; measured on torch 2.13, one-line and
 multi-line). A generator expression over one does not.
+
+Python 3.12 inlines comprehensions into their function (PEP 709), where the loop resumes like a ``for``
+statement: on the GPU machine (Python 3.12, torch 2.11) the page's three Examples broke only where the
+rule inside flags them, so there the rule stays silent (``applies_here``), as DYN112 does.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.qualified_names import dotted_name
+from dynalint.checks.eager_frame_comprehension import COMPREHENSION_FRAMES
 from dynalint.lint.rule import Report, Rule
 
 if TYPE_CHECKING:
@@ -37,6 +42,7 @@ class ComprehensionResume(Rule):
     message = "A graph break inside this comprehension over `{iterator}()` breaks the graph again here: Dynamo cannot resume the half-used iterator"
     help = "Fix the break inside, or write the loop as a `for` statement (or over a list: `list(zip(...))`)"
     gb_ids = ("GB4347", "GB0092")
+    applies_here = COMPREHENSION_FRAMES
 
     reads_reports = True
 
@@ -63,6 +69,8 @@ class ComprehensionResume(Rule):
             self._comprehensions.append((node, iterator.removeprefix("builtins.")))
 
     def after(self, reports: list[Report]) -> None:
+        if not self.applies_here:
+            return
         breaking = self.other_breaks(reports)
         for comprehension, iterator in self._comprehensions:
             made = (comprehension.elt,) if isinstance(comprehension, cst.ListComp) else (

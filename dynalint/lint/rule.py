@@ -65,9 +65,9 @@ class Rule:
     # What goes wrong: "break" (a graph break), or a hazard that is not one: "recompile",
     # "rank-divergence" (a break on some ranks only), "stale-value" (a value folded into the graph).
     hazard: ClassVar[str] = "break"
-    # ``False`` where what the rule warns of cannot happen on the Python running dynalint (DYN112 from
-    # Python 3.12 on, where comprehensions are inlined): the rule stays silent, and its page's Examples
-    # show nothing there.
+    # ``False`` where what the rule warns of cannot happen on the Python running dynalint (DYN111 and
+    # DYN112 from Python 3.12 on, where comprehensions are inlined): the rule stays silent, and its page's
+    # Examples show nothing there.
     applies_here: ClassVar[bool] = True
     # Codes of weaker rules whose findings this rule's finding covers: where both fire on one spot,
     # the engine keeps this one (``overlaps.py``). Rules never look at each other to stay silent.
