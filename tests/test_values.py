@@ -97,9 +97,11 @@ def test_conditions_on_metadata_or_constants_are_not_flagged(condition: str) -> 
     assert branch_findings(condition) == []
 
 
-@pytest.mark.parametrize("condition", ["mask is not None and mask.any()", "mask.sum() > 0"])
+@pytest.mark.parametrize("condition", ["mask is not None and mask.any()", "mask.sum() > 0", "v < -mask.max()"])
 def test_reductions_on_values_of_unknown_type_are_only_likely(condition: str) -> None:
-    # ``mask=None`` may be an optional tensor or a flag: ``.any()`` makes a tensor likely, not certain.
+    # ``mask=None`` may be an optional tensor or a flag: ``.any()`` makes a tensor likely, not certain. A
+    # Python number read from a tensor (``v``) compared with a probable tensor gives a probable tensor (POT's
+    # ``if reg_m < -nx.max(M):`` after ``reg_m = float(nx.max(M)) + 1`` broke there, GB0170, on torch 2.13).
     (finding,) = branch_findings(condition)
     assert finding.confidence is Confidence.LIKELY
 

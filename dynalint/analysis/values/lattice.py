@@ -46,6 +46,14 @@ class Kind(enum.IntEnum):
         return self in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.DATA)
 
 
+def combined(*kinds: Kind) -> Kind:
+    """The kind of arithmetic on, or a comparison of, values of ``kinds``: a tensor as soon as one operand
+    is one (``reg_m < -nx.max(M)`` with ``reg_m = float(...)`` compares a Python number with a probable
+    tensor, and gives a probable tensor, not a Python value), else the strongest of them."""
+    tensors = [kind for kind in kinds if kind.is_tensor_like]
+    return max(tensors or kinds, default=Kind.CONST)
+
+
 @dataclass(frozen=True)
 class ValueType:
     """What an annotation says a value is: its kind, what indexing or iterating it gives (``List[Tensor]``,

@@ -38,7 +38,7 @@ from dynalint.analysis.torch_facts import (
     TorchResult,
     torch_result,
 )
-from dynalint.analysis.values.lattice import Kind, ValueType
+from dynalint.analysis.values.lattice import Kind, ValueType, combined
 
 _is_literal_type = subclass_test(cst.BaseNumber, cst.BaseString)  # number and string literals
 _CONTAINER_NODES = frozenset({cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp})
@@ -438,7 +438,7 @@ class ValueScope:
             base = self.kind(node.value)
             return base if base is not Kind.CONST else Kind.UNKNOWN
         if type(node) is cst.BinaryOperation:
-            return max(self.kind(node.left), self.kind(node.right))
+            return combined(self.kind(node.left), self.kind(node.right))
         if type(node) is cst.UnaryOperation:
             return self.kind(node.expression)
         if type(node) is cst.BooleanOperation:
@@ -550,8 +550,7 @@ class ValueScope:
             # ``"key" in kwargs`` asks a container; only membership in a tensor reads tensor data.
             containers = [self.kind(c.comparator) for c in node.comparisons]
             return Kind.TENSOR if Kind.TENSOR in containers else Kind.UNKNOWN
-        kinds = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
-        return max(kinds)
+        return combined(self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons))
 
 
 def _used_as_tensors(function: cst.FunctionDef, candidates: set[str]) -> set[str]:
