@@ -866,3 +866,27 @@ def test_a_tensor_given_to_a_torch_ops_number_argument_is_read_as_one() -> None:
     found = [(f.start.line, f.message.split("`")[1]) for f in lint_source(source, "cg.py", Config(select=("DYN104",)))]
     # A call over several lines is flagged on its first, where Dynamo reports the break (torchmin's BFGS).
     assert found == [(6, "alpha=-rho"), (7, "alpha=rho"), (11, "beta=s.sum()"), (14, "alpha=rho")]
+
+
+def test_a_reduction_named_on_an_array_backend_module_is_a_probable_tensor() -> None:
+    """geomloss's ``if bk.any(m < 0):`` and tensorly's ``if tl.all(x == 0):`` dispatch to torch on tensors and
+    broke there (GB0170, torch 2.13, on the ground-truth bench): likely. Not the standard library's
+    ``math.prod`` of a list, nor ``allclose``, whose Python bool is no second break."""
+    source = textwrap.dedent("""\
+        import math
+        import torch
+        import mybackend as bk
+
+
+        @torch.compile
+        def f(m, xs: list):
+            if bk.any(m < 0):
+                return m
+            if math.prod(xs) > 3:
+                return m
+            if bk.allclose(m, m):
+                return m
+            return m
+    """)
+    found = lint_source(source, "f.py", Config(select=("DYN102",)))
+    assert [(f.start.line, f.confidence) for f in found] == [(8, Confidence.LIKELY)]

@@ -11,6 +11,7 @@ anything touched by a tensor is a tensor, and unknown stays unknown, never data.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -484,7 +485,7 @@ class ValueScope:
         if dotted is not None and dotted.split(".")[0] in self.env:
             return Kind.UNKNOWN  # a local callable
         in_tree = self.call_type(node) if self.call_type else None
-        if in_tree is not None:
+        if in_tree is not None and (in_tree.kind is not Kind.UNKNOWN or not _backend_reduction(dotted)):
             return in_tree.kind
         resolved = self.imports.resolve(dotted)
         if resolved is None:
@@ -507,6 +508,8 @@ class ValueScope:
             return max(args, default=Kind.UNKNOWN)
         if resolved in CONST_BUILTINS:
             return Kind.CONST
+        if node.args and _backend_reduction(resolved):
+            return Kind.LIKELY_TENSOR
         return Kind.UNKNOWN
 
     def _method(self, func: cst.Attribute, node: cst.Call) -> Kind:
@@ -551,6 +554,18 @@ class ValueScope:
             containers = [self.kind(c.comparator) for c in node.comparisons]
             return Kind.TENSOR if Kind.TENSOR in containers else Kind.UNKNOWN
         return combined(self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons))
+
+
+def _backend_reduction(name: str | None) -> bool:
+    """A reduction named on a module of an array library's backend layer (geomloss's ``bk.norm(x)``,
+    tensorly's ``tl.all(x)``, picked per array type at run time): a probable tensor, as ``nx.sum(a)`` on a
+    local of unknown type is. Not the standard library's (``math.prod``, ``statistics.mean``), nor a
+    comparison that answers with a Python bool (``allclose``)."""
+    if not name or "." not in name:
+        return False
+    package, last = name.partition(".")[0], name.rpartition(".")[2]
+    return (last in REDUCTIONS and last not in DATA_COMPARISONS and package not in sys.stdlib_module_names
+            and package not in ("builtins", "numpy", "torch"))
 
 
 def _used_as_tensors(function: cst.FunctionDef, candidates: set[str]) -> set[str]:
