@@ -76,6 +76,38 @@ def test_a_generator_parameter_no_compiled_caller_passes_is_none_while_traced() 
     assert found == [9]
 
 
+def test_a_generator_parameter_passed_on_from_a_caller_that_was_left_none_is_none_too() -> None:
+    # Measured on torch 2.13: compiling ``sample(3)``, whose ``generator=None`` is handed on to ``draw`` as
+    # ``generator=generator``, gave no break at ``draw``'s ``torch.randn``; compiling ``sample_given(3,
+    # torch.Generator())`` broke there (GB0055). laplace's samplers pass theirs on through two levels.
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def draw(n, generator=None):
+            return torch.randn(n, generator=generator)
+
+
+        def draw_given(n, generator=None):
+            return torch.randn(n, generator=generator)
+
+
+        def sample(n, generator=None):
+            return draw(n, generator=generator)
+
+
+        def sample_given(n, generator=None):
+            return draw_given(n, generator)
+
+
+        @torch.compile
+        def f(n, g):
+            return sample(n) + sample_given(n, g)
+    """)
+    found = [f.start.line for f in lint_source(source, "draws.py", Config(select=("DYN205",)))]
+    assert found == [9]
+
+
 LOCAL_GENERATORS = textwrap.dedent("""\
     import numpy as np
     import torch

@@ -56,6 +56,7 @@ class FunctionArguments:
     and judged only when the name is passed to a call or returned (most bindings never are)."""
 
     imports: ImportTable
+    nones: frozenset[str] = frozenset()  # the function's parameters whose default is ``None``
     # A name's latest binding: the value expression (``None``: a ``for`` / ``with`` target or anything
     # else that is not read), the element of it the name took (``WHOLE``: the value itself), and the
     # binding before it, which the value's own mention of the name reads (``mask = mask.view(b, n)``).
@@ -215,8 +216,9 @@ class FunctionArguments:
         """What the call passes: the arguments that are Python values, boolean masks or a call's result
         (slot, callee, element), whether it splats, and every slot written. Run on every call that may
         reach the tree, so written for speed: most arguments are parameters, judged at a glance."""
-        bound = self.bound
+        bound, nones = self.bound, self.nones
         found: list[tuple[int, Slot, ast.expr, int]] | None = None
+        forwarded: tuple[tuple[Slot, str], ...] = ()
         splat = False
         count = 0
         for value in node.args:
@@ -225,6 +227,8 @@ class FunctionArguments:
                 continue
             if type(value) is not ast.Name or value.id in bound:
                 found = self._judge(count, value, found)
+            elif value.id in nones:
+                forwarded += ((count, value.id),)
             count += 1
         names: list[str] = []
         for keyword in node.keywords:
@@ -235,19 +239,21 @@ class FunctionArguments:
             value = keyword.value
             if type(value) is not ast.Name or value.id in bound:
                 found = self._judge(keyword.arg, value, found)
+            elif value.id in nones:
+                forwarded += ((keyword.arg, value.id),)
         given: tuple[Slot, ...] = _POSITIONS[count] if count < len(_POSITIONS) else tuple(range(count))
         if names:
             given += tuple(names)
         if not found:
-            return _plain(splat, given)
+            return _plain(splat, given, forwarded)
         python = tuple(slot for what, slot, _, _ in found if what == 0)
         masks = tuple(slot for what, slot, _, _ in found if what == 1)
         via = tuple((slot, dotted_name(value.func) or "", element)  # type: ignore[attr-defined]
                     for what, slot, value, element in found if what == 2)
         tensors = tuple(slot for what, slot, _, _ in found if what == 3)
         if not via:  # only slots: shared, as ``_plain`` is (most such calls pass one tensor in a slot or two)
-            return _slots_only(python, splat, masks, given, tensors)
-        return python, via, splat, masks, given, tensors
+            return _slots_only(python, splat, masks, given, tensors, forwarded)
+        return python, via, splat, masks, given, tensors, forwarded
 
     def _judge(self, slot: Slot, value: ast.expr,
                found: list[tuple[int, Slot, ast.expr, int]] | None) -> list[tuple[int, Slot, ast.expr, int]] | None:
@@ -348,16 +354,16 @@ _POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(1
 
 
 @functools.lru_cache(maxsize=4096)
-def _plain(splat: bool, given: tuple[Slot, ...]) -> Arguments:
+def _plain(splat: bool, given: tuple[Slot, ...], forwarded: tuple[tuple[Slot, str], ...]) -> Arguments:
     """Arguments that are only written, shared: a pickled tree holds each shape once."""
-    return (), (), splat, (), given, ()
+    return (), (), splat, (), given, (), forwarded
 
 
 @functools.lru_cache(maxsize=4096)
 def _slots_only(python: tuple[Slot, ...], splat: bool, masks: tuple[Slot, ...], given: tuple[Slot, ...],
-                tensors: tuple[Slot, ...]) -> Arguments:
+                tensors: tuple[Slot, ...], forwarded: tuple[tuple[Slot, str], ...]) -> Arguments:
     """Arguments that name no callee, shared: a pickled tree holds each shape once."""
-    return python, (), splat, masks, given, tensors
+    return python, (), splat, masks, given, tensors, forwarded
 
 
 def _bound_names(target: ast.expr) -> list[str]:

@@ -885,8 +885,9 @@ class Program:
 
     def passed_none(self, qualified: str) -> frozenset[str]:
         """The parameters with a ``None`` default that no call of ``qualified`` in compiled code passes
-        (``deprecate(name, version, message)`` leaves ``take_from=None``): ``None`` while Dynamo traces
-        it from there. Empty for an entry point."""
+        (``deprecate(name, version, message)`` leaves ``take_from=None``), or passes only the caller's own
+        such parameter (``sample(n, generator=generator)``): ``None`` while Dynamo traces it from there.
+        Empty for an entry point."""
         return self._passed(qualified, "none")
 
     def returns_mask(self, caller: str, callee: str, element: int) -> bool:
@@ -911,8 +912,11 @@ class Program:
         for caller, call in sites:
             if call.splat:
                 return frozenset()
-            if what == "none":  # left to its ``None`` default
-                given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given}
+            if what == "none":  # left to its ``None`` default, or given the caller's own, itself left to ``None``
+                still_none = self._passed(caller, "none") if call.forwarded_nones else frozenset()
+                none_slots = {slot for slot, name in call.forwarded_nones if name in still_none}
+                given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given
+                         if slot not in none_slots}
                 here = set(definition.none_defaults) - given
             else:
                 if what == "tensor":  # not the masks: a comparison of anything not known to be Python counts as one

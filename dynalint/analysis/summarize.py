@@ -338,7 +338,7 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
-        self._arguments.append(FunctionArguments(self.imports))
+        self._arguments.append(FunctionArguments(self.imports, frozenset(function.none_defaults)))
         outer_deepest, self.deepest = self.deepest, self._depth
         outer_reads, self._reads = self._reads, set()
         self.generic_visit(node)

@@ -22,13 +22,14 @@ Slot = int | str  # a positional argument's index, or a keyword argument's name
 
 # What a call passes, as ``call_arguments`` reads it: a plain tuple, which unpickles in C (a tree has
 # tens of thousands): (Python-valued slots, (slot, callee, element) of calls' results, splat, mask slots,
-# every slot written, tensor slots). ``CallSite``'s properties name the parts.
+# every slot written, tensor slots, (slot, parameter) of the caller's ``None``-default parameters passed
+# on as they are). ``CallSite``'s properties name the parts.
 Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool, tuple[Slot, ...], tuple[Slot, ...],
-                  tuple[Slot, ...]]
-NO_ARGUMENTS: Arguments = ((), (), False, (), (), ())
+                  tuple[Slot, ...], tuple[tuple[Slot, str], ...]]
+NO_ARGUMENTS: Arguments = ((), (), False, (), (), (), ())
 # ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs no
 # function of the tree outside torch itself): which parameter gets what is not known.
-UNREAD_ARGUMENTS: Arguments = ((), (), True, (), (), ())
+UNREAD_ARGUMENTS: Arguments = ((), (), True, (), (), (), ())
 
 
 # A call as the summary keeps it: ``(line, callee)`` or ``(line, callee, arguments)``. Plain tuples: a
@@ -73,6 +74,12 @@ class CallSite(NamedTuple):
     def tensor_args(self) -> tuple[Slot, ...]:
         """The arguments that are tensors by how they are made (``steps[i + 1]`` of ``steps = torch.linspace(...)``)."""
         return self.arguments[5]
+
+    @property
+    def forwarded_nones(self) -> tuple[tuple[Slot, str], ...]:
+        """Slots given a parameter of the caller whose default is ``None``, unbound before the call
+        (``sample(n, generator=generator)``): ``None`` there whenever it is ``None`` in the caller."""
+        return self.arguments[6]
 
 
 @dataclass(frozen=True)
