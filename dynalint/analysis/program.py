@@ -693,13 +693,18 @@ class Program:
         return any(self.canonical(base) in TENSOR_BASES for current in self.mro(class_qualified)
                    for base in self.classes[current].definition.bases)
 
-    def method_of_tensor_subclass(self, qualified: str) -> bool:
-        """Whether the function is a method of a tensor subclass of the tree (pypose's ``LieTensor.tensor``)."""
+    def owner_class(self, qualified: str) -> str | None:
+        """The class of the tree that defines the function, when it is a method."""
         entry = self.functions.get(qualified)
         if entry is None or not entry.definition.class_name:
-            return False
+            return None
         owner = entry.module.qualify(entry.definition.class_name)
-        return owner in self.classes and self.is_tensor_subclass(owner)
+        return owner if owner in self.classes else None
+
+    def method_of_tensor_subclass(self, qualified: str) -> bool:
+        """Whether the function is a method of a tensor subclass of the tree (pypose's ``LieTensor.tensor``)."""
+        owner = self.owner_class(qualified)
+        return owner is not None and self.is_tensor_subclass(owner)
 
     def is_autograd_function(self, class_qualified: str) -> bool:
         """Whether the class derives from ``torch.autograd.Function`` (through bases in the tree)."""

@@ -120,11 +120,8 @@ class LintContext:
         """Whether the current function is ``backward`` of an autograd ``Function`` of the tree, which Dynamo
         traces while it traces the ``apply`` call (``Program._applied_backward``)."""
         function = self._stack[-1].function
-        entry = self.program.functions.get(function) if function is not None else None
-        if entry is None or not function.endswith(".backward") or not entry.definition.class_name:
-            return False
-        owner = entry.module.qualify(entry.definition.class_name)
-        return owner in self.program.classes and self.program.is_autograd_function(owner)
+        owner = self.program.owner_class(function) if function is not None and function.endswith(".backward") else None
+        return owner is not None and self.program.is_autograd_function(owner)
 
     @property
     def skips_frame(self) -> bool:
