@@ -99,3 +99,34 @@ def test_eager_code_is_not_flagged() -> None:
                 opt.step()
     """
     assert flagged(source) == []
+
+
+def test_an_optimizer_declared_by_its_base_class_is_flagged_likely() -> None:
+    """Measured on torch 2.13, an SGD passed in: ``opt.step()`` broke (GB0025) and ``opt.zero_grad()`` (GB0008)
+    with ``opt: torch.optim.Optimizer``, and so did ``self.base.step()`` with ``base`` stored from such a
+    parameter (schedulefree's wrappers). Likely: the base class does not say which optimizer it is. An
+    undeclared one (``self.other``) is not followed."""
+    source = textwrap.dedent("""\
+        import torch
+        from torch.optim import Optimizer
+
+
+        class Wrapper:
+            def __init__(self, base: Optimizer, other):
+                self.base = base
+                self.other = other
+
+            def step(self):
+                self.base.step()
+                self.other.step()
+
+
+        @torch.compile
+        def train_step(model, x, opt: "torch.optim.Optimizer", wrapper: Wrapper):
+            model(x).sum().backward()
+            opt.step()
+            opt.zero_grad()
+            wrapper.step()
+    """)
+    found = lint_source(source, "train.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(11, "likely"), (18, "likely"), (19, "likely")]

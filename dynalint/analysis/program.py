@@ -768,6 +768,16 @@ class Program:
                 return [declared, *self._subclasses().get(declared, ())] if declared else []
         return []
 
+    def declared_name(self, class_qualified: str, attr: str) -> str | None:
+        """The qualified name of what ``self.attr`` is declared as, where the class (or one in its MRO) stores
+        an annotated parameter in it (``self.base = base`` with ``base: torch.optim.Optimizer``)."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            written = cls.attr_declared.get(attr)
+            if written is not None:
+                return module.imports.resolve(written) or module.qualify(written)
+        return None
+
     def attribute_sources(self, class_qualified: str, attr: str) -> list[tuple[ModuleSummary, str]]:
         """Every value ``self.attr`` is given by the class or a class in its MRO, as dispatch sources."""
         return [(self.classes[current].module, source) for current in self.mro(class_qualified)

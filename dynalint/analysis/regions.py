@@ -19,7 +19,7 @@ from dynalint.analysis.program import Callee, Program
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.summary import ModuleSummary
 from dynalint.analysis.torch_facts import IS_COMPILING
-from dynalint.analysis.type_hints import Annotation
+from dynalint.analysis.type_hints import Annotation, classes_named
 from dynalint.analysis.values.flow import ValueFlow, isinstance_test
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.analysis.values.scope import ValueScope
@@ -102,6 +102,18 @@ class LintContext:
         function = self._stack[-1].function
         entry = self.program.functions.get(function) if function is not None else None
         return entry.definition.annotations.get(parameter) if entry is not None else None
+
+    def declared(self, node: cst.BaseExpression) -> list[str]:
+        """The qualified classes a parameter's annotation allows (``base: torch.optim.Optimizer``), or what
+        ``self.attr`` is declared as where ``__init__`` stores such a parameter in it."""
+        if isinstance(node, cst.Name):
+            return [c for c in classes_named(self.annotation(node.value)) if c]
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            function = self._stack[-1].function
+            owner = self.program.owner_class(function) if function is not None else None
+            named = self.program.declared_name(owner, node.attr.value) if owner is not None else None
+            return [named] if named else []
+        return []
 
     def passed_masks(self) -> frozenset[str]:
         """The current function's parameters that every call of it in compiled code passes a boolean mask."""

@@ -10,7 +10,9 @@ step reads a tensor as a Python number (GB0124) and LBFGS's runs its closure and
 
 An optimizer is known by what built it: a call resolving to a ``torch.optim`` class, stored in a local
 of the same function, a module-level name or an attribute set in ``__init__`` (``instances.constructed_by``).
-An optimizer that arrives as an argument is not followed (nothing says what it is).
+An optimizer that arrives as an argument is followed when it is declared one (``base: torch.optim.Optimizer``,
+a parameter, or ``self.base`` storing such a parameter; schedulefree's wrappers): ``likely``, since the
+declared base class does not say which optimizer it is, and Muon's ``step()`` traces.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by
 from dynalint.lint.rule import LocalObjectRule
+from dynalint.model.finding import Confidence
 
 OPTIMIZERS = "torch.optim."
 # ``step()`` that traced without a break (Muon) or could not be measured on dense gradients (SparseAdam).
 STEP_TRACES = frozenset({"Muon", "SparseAdam"})
 NOT_OPTIMIZERS = ("lr_scheduler", "swa_utils")
+OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 
 
 def optimizer_class(qualified: str | None) -> str | None:
@@ -55,6 +59,9 @@ class OptimizerCall(LocalObjectRule):
         held = self._held(func.value)
         if held and not (func.attr.value == "step" and held in STEP_TRACES):
             self.report(node, call=f"{held}.{func.attr.value}()")
+        elif held is None and any(name in OPTIMIZER_BASES for name in self.context.declared(func.value)):
+            # Declared as any optimizer: which one is not known, and Muon's ``step()`` traces.
+            self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()")
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         return optimizer_class(self.locals.built(owner) or constructed_by(self.context, owner))
