@@ -1186,3 +1186,20 @@ def test_a_class_built_with_a_local_dict_is_not_taken_for_an_item_of_it() -> Non
         return picker(x)
     """
     assert set(reached(source)) == set()
+
+
+def test_a_registry_picked_from_a_dict_literal_of_registries_holds_the_items_of_each() -> None:
+    """xitorch's ``methods = {"minimizer": _OPT_METHODS, "rootfinder": _RF_METHODS}[alg_type]`` handed to
+    ``get_method``: the function called may be any item of either module-level registry."""
+    source = LOCAL_REGISTRY + """
+    _OPT = {"rk4": rk4}
+    _RF = {"euler": euler}
+
+
+    @torch.compile
+    def solve(x, alg, method):
+        methods = {"minimizer": _OPT, "rootfinder": _RF}[alg]
+        fn = get_method(alg, methods, method)
+        return fn(x)
+    """
+    assert set(reached(source)) == {"rk4", "euler"}

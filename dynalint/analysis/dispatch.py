@@ -165,8 +165,7 @@ def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, 
                 found = [s for s in found if not s.startswith(ARGUMENT)]
             if cls is not None and found:
                 cls.attr_sources.setdefault(target.attr, []).extend(found)
-        elif isinstance(target, ast.Name) and function is not None and isinstance(value, (ast.Dict, ast.Call)) and (
-                held := _registry_values(value)):
+        elif isinstance(target, ast.Name) and function is not None and (held := _local_registry_values(value)):
             # a local registry (``methods = {"rk4": rk4, "euler": euler}``): kept under ``methods[]``
             kept = [s for s in held if _worth_keeping(summary, s)]
             if kept:
@@ -194,6 +193,18 @@ def _worth_keeping(summary: ModuleSummary, source: str) -> bool:
         return written.count(".") == 1 and written.startswith("self.") or summary.imports.resolve(
             written.split(".")[0]) is not None
     return not source.startswith(ARGUMENT)
+
+
+def _local_registry_values(value: ast.expr) -> list[str] | None:
+    """What a local bound to ``value`` holds as a registry: a dict literal's values, or, for one registry
+    picked from a dict literal of them (xitorch's ``methods = {"minimizer": _OPT_METHODS, ...}[alg_type]``),
+    the items of each."""
+    if isinstance(value, (ast.Dict, ast.Call)):
+        return _registry_values(value)
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Dict):
+        picked = _registry_values(value.value) or []
+        return [ITEM + source[len(REF):] for source in picked if source.startswith(REF)] or None
+    return None
 
 
 def _registry_values(value: ast.Dict | ast.Call) -> list[str] | None:
