@@ -26,8 +26,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.checks.eager_frame_comprehension import COMPREHENSION_FRAMES
-from dynalint.lint.rule import Report, Rule
+from dynalint.lint.rule import COMPREHENSION_FRAMES, Report, Rule
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext

@@ -19,7 +19,6 @@ runs eagerly.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,12 +26,11 @@ import libcst as cst
 from dynalint.analysis.cst_walk import children, descendants, names_read
 from dynalint.analysis.instances import is_nn_module
 from dynalint.model.finding import Confidence
-from dynalint.lint.rule import Report, Rule
+from dynalint.lint.rule import COMPREHENSION_FRAMES, Report, Rule
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
 
-COMPREHENSION_FRAMES = sys.version_info < (3, 12)  # PEP 709: inlined from Python 3.12 on
 Comprehension = cst.ListComp | cst.SetComp | cst.DictComp
 
 # ``torch`` and the submodules a module-level name may be bound to (``import torch.nn.functional as F``);

@@ -12,6 +12,8 @@ value is this" and "what does this name resolve to".
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -51,6 +53,11 @@ class Report:
     # of ``if (\n    t.any()\n):`` on the ``if`` line (a comparison's jump keeps the comparison's line).
     # The finding then starts at the statement, where the node starts on another line.
     statement: cst.CSTNode | None = None
+
+
+# A comprehension runs as a frame of its own up to Python 3.11; from 3.12 it is inlined into its function
+# (PEP 709): what DYN111 and DYN112 warn of needs that frame (``Rule.applies_here``).
+COMPREHENSION_FRAMES = sys.version_info < (3, 12)
 
 
 class Rule:
