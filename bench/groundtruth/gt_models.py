@@ -219,6 +219,13 @@ BUILDER_MODULES: dict[str, str] = {
     "cooper": "gt_cooper",
     "shap": "gt_shap",
     "torchensemble": "gt_torchensemble",
+    # The twelfth pick, the sealed half, picked and built blind before the eleventh was scored.
+    "snntorch": "gt_snntorch",
+    "norse": "gt_norse",
+    "e2cnn": "gt_e2cnn",
+    "titans_pytorch": "gt_titans",
+    "byol_pytorch": "gt_byol",
+    "lion_pytorch": "gt_lion",
 }
 
 

@@ -149,6 +149,12 @@ LIBRARIES: dict[str, str] = {
     "cooper-optim": "1.0.1",
     "shap": "0.51.0",
     "torchensemble": "0.2.0",
+    "snntorch": "1.0.0",  # the twelfth pick, built blind while the eleventh waited for its score: to lion-pytorch
+    "norse": "1.1.0",
+    "e2cnn": "0.2.3",
+    "titans-pytorch": "0.5.5",
+    "byol-pytorch": "0.9.1",
+    "lion-pytorch": "0.2.5",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
