@@ -97,3 +97,26 @@ def test_eager_code_is_not_flagged() -> None:
             return len(loader.dataset)
     """
     assert flagged(source) == []
+
+
+def test_an_unannotated_parameter_named_as_a_loader_is_likely_one() -> None:
+    """Measured on torch 2.13 with a DataLoader passed in: ``enumerate(train_loader)``, ``len(test_loader.dataset)``
+    and ``for x, y in test_loader`` each broke on their line (GB0008). Known only by their names, they are
+    likely; ``loader_size`` and ``loaders`` are no loader's names."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def fit(model, train_loader, test_loader, loader_size, loaders):
+            for batch_idx, (x, y) in enumerate(train_loader):
+                model(x)
+            n = len(test_loader.dataset)
+            for x, y in test_loader:
+                model(x)
+            for x in loaders:
+                model(x)
+            return n + loader_size
+    """)
+    found = lint_source(source, "fit.py", Config(select=("DYN510",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(6, "likely"), (8, "likely"), (9, "likely")]

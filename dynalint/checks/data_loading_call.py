@@ -7,22 +7,31 @@ at their line (GB0008). Reading a plain attribute (``loader.batch_size``) does n
 
 A data object is known by what it is: a parameter annotated with a ``torch.utils.data`` class
 (``train_loader: DataLoader``, ``DataLoader | None``), a local, module-level name or attribute built by
-one, ``loader.dataset`` of a known loader, and an iterator made by ``iter()`` of a known loader.
+one, ``loader.dataset`` of a known loader, and an iterator made by ``iter()`` of a known loader. An
+unannotated parameter named as a loader (``loader``, ``train_loader``, ``dataloader``) is taken for one,
+``likely``: torchensemble's ``fit(self, train_loader, ...)`` loops over its batches inside the compiled
+call, and each ``for ... in enumerate(train_loader)`` broke there (GB0008).
 """
 
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
 from dynalint.analysis import type_hints
 from dynalint.analysis.instances import constructed_by
 from dynalint.lint.rule import LocalObjectRule
+from dynalint.model.finding import Confidence
 
 DATA = "torch.utils.data."
 # What ``LocalConstructions`` holds for ``batches = iter(loader)``: no qualified name, so never what ``bind``
 # records for another ``iter(...)`` (``builtins.iter``).
 ITERATOR = "<iterator of a torch.utils.data loader>"
 ITERATING = frozenset({"len", "iter", "next", "list", "enumerate", "zip"})
+# What ``LocalConstructions`` holds for an unannotated parameter named as a loader (a ``likely`` loader).
+NAMED_LOADER = "<a parameter named as a loader>"
+LOADER_NAME = re.compile(r"(?:^|_)(?:data)?loader$")
 
 
 def data_class(qualified: str | None) -> str | None:
@@ -43,9 +52,12 @@ class DataLoadingCall(LocalObjectRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            named = [data_class(c) for c in type_hints.classes_named(self.context.annotation(param.name.value))]
+            annotation = self.context.annotation(param.name.value)
+            named = [data_class(c) for c in type_hints.classes_named(annotation)]
             if named and all(named):
                 self.locals.declare(param.name.value, DATA + str(named[0]))
+            elif annotation is None and LOADER_NAME.search(param.name.value):
+                self.locals.declare(param.name.value, NAMED_LOADER)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -59,11 +71,13 @@ class DataLoadingCall(LocalObjectRule):
 
     def visit_For(self, node: cst.For) -> None:
         if self._data(node.iter):
-            self.report(node.iter, call=f"iter({cst.Module([]).code_for_node(node.iter)})")
+            self.report(node.iter, confidence=self._sureness(node.iter),
+                        call=f"iter({cst.Module([]).code_for_node(node.iter)})")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._data(node.value) not in (None, "DataLoader", ITERATOR):
-            self.report(node, call=f"{cst.Module([]).code_for_node(node.value)}[...]")
+            self.report(node, confidence=self._sureness(node.value),
+                        call=f"{cst.Module([]).code_for_node(node.value)}[...]")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -71,9 +85,15 @@ class DataLoadingCall(LocalObjectRule):
         if built:
             self.report(node, call=f"{built}()")
         elif isinstance(func, cst.Name) and func.value in ITERATING and node.args and self._data(node.args[0].value):
-            self.report(node, call=f"{func.value}()")
+            self.report(node, confidence=self._sureness(node.args[0].value), call=f"{func.value}()")
         elif isinstance(func, cst.Attribute) and self._data(func.value):
-            self.report(node, call=f".{func.attr.value}()")
+            self.report(node, confidence=self._sureness(func.value), call=f".{func.attr.value}()")
+
+    def _sureness(self, node: cst.BaseExpression) -> Confidence | None:
+        """``likely`` for a loader known only by its parameter's name (or its ``.dataset``), else the rule's."""
+        while isinstance(node, cst.Attribute) and node.attr.value == "dataset":
+            node = node.value
+        return Confidence.LIKELY if self.locals.built(node) == NAMED_LOADER else None
 
     def _data(self, node: cst.BaseExpression) -> str | None:
         """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
@@ -82,5 +102,7 @@ class DataLoadingCall(LocalObjectRule):
         built = self.locals.built(node)
         if built == ITERATOR:
             return ITERATOR
+        if built == NAMED_LOADER:
+            return "DataLoader"
         return data_class(built or constructed_by(self.context, node))
 
