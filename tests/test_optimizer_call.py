@@ -130,3 +130,23 @@ def test_an_optimizer_declared_by_its_base_class_is_flagged_likely() -> None:
     """)
     found = lint_source(source, "train.py", Config(select=("DYN509",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(11, "likely"), (18, "likely"), (19, "likely")]
+
+
+def test_an_unannotated_parameter_named_as_an_optimizer_is_likely_one() -> None:
+    """torchensemble's ``_parallel_fit_per_epoch(train_loader, estimator, cur_lr, optimizer, ...)`` zeroes
+    and steps it inside the compiled call: GB0008 and GB0025 there, as measured with an SGD passed in. A
+    name that only contains the word (``optimizer_name``) is no optimizer."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def train_step(model, x, optimizer, base_optimizer, optimizer_name):
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+            base_optimizer.step()
+            optimizer_name.step()
+    """)
+    found = lint_source(source, "train.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(6, "likely"), (8, "likely"), (9, "likely")]

@@ -12,10 +12,14 @@ An optimizer is known by what built it: a call resolving to a ``torch.optim`` cl
 of the same function, a module-level name or an attribute set in ``__init__`` (``instances.constructed_by``).
 An optimizer that arrives as an argument is followed when it is declared one (``base: torch.optim.Optimizer``,
 a parameter, or ``self.base`` storing such a parameter; schedulefree's wrappers): ``likely``, since the
-declared base class does not say which optimizer it is, and Muon's ``step()`` traces.
+declared base class does not say which optimizer it is, and Muon's ``step()`` traces. So is an unannotated
+parameter named as an optimizer (``optimizer``, ``base_optimizer``; torchensemble's per-epoch helpers), at
+``likely`` confidence too (measured with an SGD passed in: ``step()`` GB0025, ``zero_grad()`` GB0008).
 """
 
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
@@ -28,6 +32,9 @@ OPTIMIZERS = "torch.optim."
 STEP_TRACES = frozenset({"Muon", "SparseAdam"})
 NOT_OPTIMIZERS = ("lr_scheduler", "swa_utils")
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
+# What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer (a ``likely`` one).
+NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
+OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er$")
 
 
 def optimizer_class(qualified: str | None) -> str | None:
@@ -48,6 +55,12 @@ class OptimizerCall(LocalObjectRule):
     help = "Compile the model's forward and loss, and build, zero and step the optimizer outside the compiled code"
     gb_ids = ("GB0467", "GB0008", "GB0025")
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.annotation is None and OPTIMIZER_NAME.search(param.name.value):
+                self.locals.declare(param.name.value, NAMED_OPTIMIZER)
+
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))
         if built:
@@ -59,8 +72,9 @@ class OptimizerCall(LocalObjectRule):
         held = self._held(func.value)
         if held and not (func.attr.value == "step" and held in STEP_TRACES):
             self.report(node, call=f"{held}.{func.attr.value}()")
-        elif held is None and any(name in OPTIMIZER_BASES for name in self.context.declared(func.value)):
-            # Declared as any optimizer: which one is not known, and Muon's ``step()`` traces.
+        elif held is None and (self.locals.built(func.value) == NAMED_OPTIMIZER
+                               or any(name in OPTIMIZER_BASES for name in self.context.declared(func.value))):
+            # Declared as any optimizer, or named as one: which one is not known, and Muon's ``step()`` traces.
             self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()")
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
