@@ -51,13 +51,11 @@ class DataLoadingCall(LocalObjectRule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
+        self.declare_named_parameters(node, LOADER_NAME, NAMED_LOADER)
         for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            annotation = self.context.annotation(param.name.value)
-            named = [data_class(c) for c in type_hints.classes_named(annotation)]
+            named = [data_class(c) for c in type_hints.classes_named(self.context.annotation(param.name.value))]
             if named and all(named):
                 self.locals.declare(param.name.value, DATA + str(named[0]))
-            elif annotation is None and LOADER_NAME.search(param.name.value):
-                self.locals.declare(param.name.value, NAMED_LOADER)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value

@@ -57,9 +57,7 @@ class OptimizerCall(LocalObjectRule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            if param.annotation is None and OPTIMIZER_NAME.search(param.name.value):
-                self.locals.declare(param.name.value, NAMED_OPTIMIZER)
+        self.declare_named_parameters(node, OPTIMIZER_NAME, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))

@@ -12,6 +12,7 @@ value is this" and "what does this name resolve to".
 
 from __future__ import annotations
 
+import re
 import sys
 
 from dataclasses import dataclass
@@ -188,3 +189,10 @@ class LocalObjectRule(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.locals.bind(self.context, node)
+
+    def declare_named_parameters(self, node: cst.FunctionDef, name: re.Pattern[str], marker: str) -> None:
+        """Take the unannotated parameters of ``node`` whose name ``name`` finds as ``marker`` (a loader or an
+        optimizer known only by how it is named: its findings are ``likely``)."""
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.annotation is None and name.search(param.name.value):
+                self.locals.declare(param.name.value, marker)
