@@ -226,6 +226,13 @@ BUILDER_MODULES: dict[str, str] = {
     "titans_pytorch": "gt_titans",
     "byol_pytorch": "gt_byol",
     "lion_pytorch": "gt_lion",
+    # Added to the twelfth sealed half before it was scored, built blind the same way.
+    "se3_transformer_pytorch": "gt_se3_transformer",
+    "egnn_pytorch": "gt_egnn",
+    "dadaptation": "gt_dadaptation",
+    "prodigyopt": "gt_prodigyopt",
+    "blitz": "gt_blitz",
+    "rwkv": "gt_rwkv",
 }
 
 

@@ -155,6 +155,12 @@ LIBRARIES: dict[str, str] = {
     "titans-pytorch": "0.5.5",
     "byol-pytorch": "0.9.1",
     "lion-pytorch": "0.2.5",
+    "se3-transformer-pytorch": "0.9.0",  # added to the twelfth sealed half before it was scored: to rwkv
+    "egnn-pytorch": "0.2.8",
+    "dadaptation": "3.2",
+    "prodigyopt": "1.1.2",
+    "blitz-bayesian-pytorch": "0.2.8",
+    "rwkv": "0.8.32",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
