@@ -890,3 +890,63 @@ def test_a_reduction_named_on_an_array_backend_module_is_a_probable_tensor() -> 
     """)
     found = lint_source(source, "f.py", Config(select=("DYN102",)))
     assert [(f.start.line, f.confidence) for f in found] == [(8, Confidence.LIKELY)]
+
+
+def test_a_math_function_given_a_tensor_reads_its_value() -> None:
+    # Measured on torch 2.13: ``math.sqrt`` / ``exp`` / ``floor`` / ``isnan`` / ``atan2`` of a tensor break
+    # (GB0033); of a size they are folded, and ``math.prod`` keeps its tensors.
+    source = textwrap.dedent("""\
+        import math
+        import torch
+
+        @torch.compile
+        def rescale(x: torch.Tensor, n: int):
+            scale = math.sqrt(x.pow(2).mean())
+            if math.isnan(x.sum()):
+                x = x + 1
+            angle = math.atan2(1.0, x[0])
+            width = math.floor(math.log2(x.shape[0]))
+            both = math.prod([x, x])
+            return x / scale + angle + width + math.exp(n) + both
+    """)
+    found = [(f.start.line, f.message.split("`")[1]) for f in lint_source(source, "m.py", Config(select=("DYN104",)))]
+    assert found == [(6, "math.sqrt()"), (7, "math.isnan()"), (9, "math.atan2()")]
+    # What ``math.sqrt(t)`` returned is a value read from the tensor: a branch on it is no second break.
+    branch = source.replace("if math.isnan(x.sum()):", "if scale > 1:")
+    assert lint_source(branch, "m.py", Config(select=("DYN102",))) == []
+
+
+def test_a_value_of_unknown_type_is_a_tensor_once_a_tensor_only_call_succeeds_on_it() -> None:
+    # torchmin's ``f = self.fun(x)``, then ``autograd.grad(f, x)``, then ``float(f)``: measured on torch 2.13, the
+    # ``float()`` breaks (GB0124), as does a branch on a value after ``.detach()`` was called on it (GB0170).
+    # Before the call the value may be anything; ``shape.numel()`` is a ``torch.Size``'s too.
+    source = textwrap.dedent("""\
+        import torch
+        from torch import autograd
+
+        class Objective:
+            def direction(self, x):
+                f = self.fun(x)
+                early = float(f)
+                grad = autograd.grad(f, x)[0]
+                return float(f), grad, early
+
+            def detached(self, x, shape):
+                f = self.fun(x)
+                n = shape.numel()
+                y = f.detach()
+                if f > 0:
+                    return y
+                if n > 1:
+                    return y * 2
+                return y + 1
+
+        objective = Objective()
+
+        @torch.compile
+        def step(x):
+            return objective.direction(x), objective.detached(x, x.shape)
+    """)
+    found = [(f.code, f.start.line, f.confidence)
+             for f in lint_source(source, "m.py", Config(select=("DYN104", "DYN102")))]
+    assert found == [("DYN104", 9, Confidence.LIKELY), ("DYN102", 15, Confidence.CERTAIN)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis.torch_facts import MATH_VALUE_READS
 from dynalint.lint.rewrites import keep_tensor
 from dynalint.lint.rule import TensorArithmeticRule
 from dynalint.model.finding import Applicability
@@ -42,7 +43,10 @@ class TensorToScalar(TensorArithmeticRule):
         resolved = self.context.resolve(node.func)
         call = CONVERSIONS.get(resolved or "")
         if call is None:
-            self._scalar_arguments(node, resolved)
+            if resolved is not None and resolved.startswith("math.") and resolved[len("math."):] in MATH_VALUE_READS:
+                self._math_function(node, resolved)
+            else:
+                self._scalar_arguments(node, resolved)
             return
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
@@ -58,6 +62,15 @@ class TensorToScalar(TensorArithmeticRule):
             keep = call == "float" and self.in_tensor_arithmetic(node)
             rewrite = keep_tensor(node, value) if keep else None
             self.report(node, confidence=kind.confidence, rewrite=rewrite, gb_ids=_TENSOR_READ, call=f"{call}()")
+
+    def _math_function(self, node: cst.Call, resolved: str) -> None:
+        """``math.sqrt(t)``, ``math.isnan(loss)``: the function reads a tensor argument as a Python float."""
+        if self.context.settings.capture_scalar_outputs:
+            return
+        kinds = [self.context.kind(arg.value) for arg in node.args if not arg.star]
+        tensor = max((kind for kind in kinds if kind.is_tensor_like), default=None)
+        if tensor is not None:
+            self.report(node, confidence=tensor.confidence, gb_ids=("GB0033",), pattern="math", call=f"{resolved}()")
 
     def _scalar_arguments(self, node: cst.Call, resolved: str | None) -> None:
         """``torch.addr(i, s, y, alpha=rho)`` / ``r.sub_(ap, alpha=a)`` with a tensor as the scaling number."""

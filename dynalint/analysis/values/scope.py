@@ -21,6 +21,7 @@ from dynalint.analysis.cst_walk import descendants, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
+    AUTOGRAD_CALLS,
     CONST_BUILTINS,
     DATA_COMPARISON_FUNCTIONS,
     DATA_COMPARISONS,
@@ -28,6 +29,7 @@ from dynalint.analysis.torch_facts import (
     DATA_METHODS,
     FULL_REDUCTIONS,
     META_ATTRIBUTES,
+    MATH_VALUE_READS,
     META_METHODS,
     NUMPY_ARRAY_RESULTS,
     PASSTHROUGH_BUILTINS,
@@ -48,6 +50,9 @@ _SEQUENCE_NODES = frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp
 _SCALAR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
 # Lookups whose result is shaped like one argument (its position): a 0-d value gives a 0-d position.
 _POSITION_LOOKUPS = {"torch.bucketize": 0, "torch.searchsorted": 1}
+# Tensor-only methods that make a value of unknown kind a tensor (``confirm_tensor``): not the metadata ones, which
+# a ``torch.Size`` has too (``shape.numel()``) and which type tests call (``isinstance(s, Tensor) and s.dim()``).
+_CONFIRMING_METHODS = STRICT_TENSOR_METHODS - {"dim", "numel"}
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
@@ -220,12 +225,26 @@ class ValueScope:
             self.structures[name] = ValueType(Kind.CONST, item=item)
 
     def confirm_tensor(self, call: cst.Call) -> None:
-        """``x.clone()`` on an un-annotated ``forward`` input: ``x`` is a tensor from here on (a method no
-        Python type has; Dynamo would have failed on anything else)."""
+        """A call that only succeeds on a tensor makes its operand one from here on (Dynamo would have failed
+        on anything else): ``x.clone()`` on an un-annotated ``forward`` input; a method that no other common
+        type has (``f.detach()``) on a name of unknown kind, such as what a stored callable returned; and the
+        outputs differentiated by ``torch.autograd.grad(f, x)``, or ``f.backward()``. A tuple of tensors may
+        be differentiated too, so these are probable tensors."""
         func = call.func
-        if (type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in TENSOR_ONLY_METHODS
-                and self.env.get(func.value.value) is Kind.INPUT):
-            self.env[func.value.value] = Kind.TENSOR
+        if type(func) is cst.Attribute and type(func.value) is cst.Name:
+            name, method, known = func.value.value, func.attr.value, self.env.get(func.value.value)
+            if known is Kind.INPUT and method in TENSOR_ONLY_METHODS:
+                self.env[name] = Kind.TENSOR
+            elif known is Kind.UNKNOWN and name not in self.structures and (
+                    method in _CONFIRMING_METHODS or method == "backward"):
+                self.env[name] = Kind.TENSOR if method in _CONFIRMING_METHODS else Kind.LIKELY_TENSOR
+                return
+        if call.args and type(call.args[0].value) is cst.Name and not call.args[0].star and (
+                call.args[0].keyword is None or call.args[0].keyword.value in ("outputs", "tensors")):
+            name = call.args[0].value.value
+            if (self.env.get(name) is Kind.UNKNOWN and name not in self.structures
+                    and self.resolve(func) in AUTOGRAD_CALLS):
+                self.env[name] = Kind.LIKELY_TENSOR
 
     def bind_loop_target(self, target: cst.BaseExpression, iterated: cst.BaseExpression) -> None:
         """``for target in iterated``, in a statement or a comprehension. ``zip(a, b)`` and ``enumerate(a)``
@@ -506,6 +525,9 @@ class ValueScope:
             return Kind.UNKNOWN  # a Python list of 0-d tensors: ``structure`` gives its items
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
+        if resolved.startswith("math.") and resolved[len("math."):] in MATH_VALUE_READS:
+            worst = max(args, default=Kind.CONST)  # ``math.sqrt(t)`` reads ``t``'s value; of a size, a size
+            return Kind.DATA if worst.is_data_dependent else worst if worst <= Kind.META else Kind.UNKNOWN
         if resolved in CONST_BUILTINS:
             return Kind.CONST
         if node.args and _backend_reduction(resolved):
