@@ -65,7 +65,8 @@ def test_annotated_parameters_built_objects_and_their_iterators() -> None:
         (19, "iter(self.loader)"),
         (21, "enumerate()"),
         (23, "SAMPLES[...]"),
-    ]  # not the attribute read, not ``mixed`` (a dict too), not ``len(x)``
+        (25, "len()"),
+    ]  # not the attribute read, not ``len(x)``; ``mixed`` may be a dict too: its finding is likely
 
 
 def test_construction_in_compiled_code_and_rebinding() -> None:
@@ -120,3 +121,27 @@ def test_an_unannotated_parameter_named_as_a_loader_is_likely_one() -> None:
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN510",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(6, "likely"), (8, "likely"), (9, "likely")]
+
+
+def test_a_parameter_whose_union_allows_a_loader_is_likely_one() -> None:
+    """laplace's ``fit(self, train_loader: DataLoader | MutableMapping)`` runs ``next(iter(train_loader))`` (GB0008
+    with a DataLoader passed in, on the ground-truth bench). A loader among other types is likely; a union
+    without one is not flagged."""
+    source = textwrap.dedent("""\
+        from collections.abc import MutableMapping
+        from typing import Union
+
+        import torch
+        from torch.utils.data import DataLoader
+
+
+        @torch.compile
+        def fit(model, train_loader: DataLoader | MutableMapping, other: Union[DataLoader, dict], data: dict | list):
+            x = next(iter(train_loader))
+            n = len(other)
+            for y in data:
+                model(y)
+            return model(x) + n
+    """)
+    found = lint_source(source, "fit.py", Config(select=("DYN510",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(10, "likely"), (11, "likely")]

@@ -29,7 +29,8 @@ DATA = "torch.utils.data."
 # records for another ``iter(...)`` (``builtins.iter``).
 ITERATOR = "<iterator of a torch.utils.data loader>"
 ITERATING = frozenset({"len", "iter", "next", "list", "enumerate", "zip"})
-# What ``LocalConstructions`` holds for an unannotated parameter named as a loader (a ``likely`` loader).
+# What ``LocalConstructions`` holds for a ``likely`` loader: an unannotated parameter named as one, or one
+# annotated with a union that allows a ``DataLoader`` among other types.
 NAMED_LOADER = "<a parameter named as a loader>"
 LOADER_NAME = re.compile(r"(?:^|_)(?:data)?loader$")
 
@@ -56,6 +57,8 @@ class DataLoadingCall(LocalObjectRule):
             named = [data_class(c) for c in type_hints.classes_named(self.context.annotation(param.name.value))]
             if named and all(named):
                 self.locals.declare(param.name.value, DATA + str(named[0]))
+            elif "DataLoader" in named:  # ``train_loader: DataLoader | MutableMapping``: probably the loader
+                self.locals.declare(param.name.value, NAMED_LOADER)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -88,7 +91,7 @@ class DataLoadingCall(LocalObjectRule):
             self.report(node, confidence=self._sureness(func.value), call=f".{func.attr.value}()")
 
     def _sureness(self, node: cst.BaseExpression) -> Confidence | None:
-        """``likely`` for a loader known only by its parameter's name (or its ``.dataset``), else the rule's."""
+        """``likely`` for a loader known only by its parameter's name or a union (or its ``.dataset``), else the rule's."""
         while isinstance(node, cst.Attribute) and node.attr.value == "dataset":
             node = node.value
         return Confidence.LIKELY if self.locals.built(node) == NAMED_LOADER else None
