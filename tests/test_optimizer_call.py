@@ -150,3 +150,58 @@ def test_an_unannotated_parameter_named_as_an_optimizer_is_likely_one() -> None:
     """)
     found = lint_source(source, "train.py", Config(select=("DYN509",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(6, "likely"), (8, "likely"), (9, "likely")]
+
+
+def test_a_step_after_the_frame_was_given_up_still_breaks_but_zero_grad_does_not() -> None:
+    """Measured on torch 2.13: after a break in a loop's body gives the function up (here ``zero_grad()``,
+    certain), Dynamo runs the rest eagerly, yet compiles ``step()``'s own frame, whose ``graph_break()`` breaks
+    again (GB0025), while a later ``zero_grad()`` is a skipped frame and breaks no more (laplace's SWAG loop,
+    with the optimizer bound by an annotated assignment)."""
+    source = textwrap.dedent("""\
+        import torch
+        from torch.optim import Optimizer
+
+
+        @torch.compile
+        def fit(model, x):
+            optimizer: Optimizer = torch.optim.SGD(list(model.parameters()), lr=0.1)
+            for epoch in range(2):
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            return x
+    """)
+    found = lint_source(source, "swag.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.message.split("`")[1]) for f in found] == [
+        (7, "torch.optim.SGD()"), (9, "SGD.zero_grad()"), (11, "SGD.step()")]
+    assert found[1].gives_up_frame and "line 12" in found[1].message and "line 11" not in found[1].message
+
+
+def test_an_optimizer_built_from_a_generator_gives_the_function_up() -> None:
+    """Measured on torch 2.13 (SGD, Adam, AdamW): built from ``model.parameters()`` (``params=`` too) or a generator
+    expression, the optimizer consumes the generator, which Dynamo cannot rebuild to resume after the break
+    (GB0467 or GB0008, then GB8335): nothing later in the function breaks but ``step()``. Built from a list, the
+    function resumes and ``zero_grad()`` breaks again (GB0008)."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def from_generator(model, x):
+            optimizer = torch.optim.Adam((p for p in model.parameters() if p.requires_grad))
+            optimizer.zero_grad()
+            optimizer.step()
+            return x
+
+
+        @torch.compile
+        def from_list(model, x):
+            optimizer = torch.optim.Adam(list(model.parameters()))
+            optimizer.zero_grad()
+            optimizer.step()
+            return x
+    """)
+    found = lint_source(source, "fit.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.gives_up_frame) for f in found] == [
+        (6, True), (8, False), (14, False), (15, False), (16, False)]

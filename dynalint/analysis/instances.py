@@ -123,7 +123,7 @@ class LocalConstructions:
     every binding of the name seen so far in the function is a call of that callee.
 
     A rule calls ``enter`` / ``leave`` from its ``visit_FunctionDef`` / ``leave_FunctionDef`` and ``bind``
-    from ``visit_Assign``. A name bound to anything else before or after (``bar = range(n)`` then, under
+    from ``visit_Assign`` and ``visit_AnnAssign``. A name bound to anything else before or after (``bar = range(n)`` then, under
     ``if progress:``, ``bar = tqdm(...)``) is no known object from then on: which binding holds at run
     time is not known here.
     """
@@ -137,12 +137,16 @@ class LocalConstructions:
     def leave(self) -> None:
         self._scopes.pop()
 
-    def bind(self, context: LintContext, node: cst.Assign) -> None:
+    def bind(self, context: LintContext, node: cst.Assign | cst.AnnAssign) -> None:
+        """``name = Callee(...)``, or ``name: Declared = Callee(...)``; an annotation without a value binds nothing."""
+        if node.value is None:
+            return
         built = context.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
         scope = self._scopes[-1]
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                name = target.target.value
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, cst.Name):
+                name = target.value
                 scope[name] = built if scope.get(name, built) == built else None
 
     def declare(self, name: str, built: str) -> None:

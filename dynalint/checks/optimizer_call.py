@@ -37,6 +37,17 @@ NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
 OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er$")
 
 
+# Module methods that return generators: an optimizer built from one consumes it, and Dynamo cannot rebuild the
+# consumed generator to resume after the break (GB8335, measured on torch 2.13 for SGD, Adam and AdamW given
+# ``model.parameters()``, as ``params=`` too, or a generator expression): the rest of the function runs eagerly.
+GENERATOR_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children"})
+
+
+def _is_generator(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.GeneratorExp) or (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in GENERATOR_METHODS)
+
+
 def optimizer_class(qualified: str | None) -> str | None:
     """``Adam`` for ``torch.optim.Adam`` / ``torch.optim.adam.Adam``; ``None`` for anything else."""
     if not qualified or not qualified.startswith(OPTIMIZERS):
@@ -53,7 +64,7 @@ class OptimizerCall(LocalObjectRule):
     message = ("`{call}` in compiled code breaks the graph: Dynamo skips building, zeroing and stepping "
                "a torch.optim optimizer")
     help = "Compile the model's forward and loss, and build, zero and step the optimizer outside the compiled code"
-    gb_ids = ("GB0467", "GB0008", "GB0025")
+    gb_ids = ("GB0467", "GB0008", "GB0025", "GB8335")
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
@@ -62,18 +73,21 @@ class OptimizerCall(LocalObjectRule):
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))
         if built:
-            self.report(node, call=f"torch.optim.{built}()")
+            self.report(node, call=f"torch.optim.{built}()", gives_up_frame=any(_is_generator(a.value) for a in node.args))
             return
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("step", "zero_grad"):
             return
         held = self._held(func.value)
-        if held and not (func.attr.value == "step" and held in STEP_TRACES):
-            self.report(node, call=f"{held}.{func.attr.value}()")
+        # ``step()`` breaks inside its own frame, which Dynamo compiles even where the caller runs eagerly.
+        stepped = func.attr.value == "step"
+        if held and not (stepped and held in STEP_TRACES):
+            self.report(node, call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
         elif held is None and (self.locals.built(func.value) == NAMED_OPTIMIZER
                                or any(name in OPTIMIZER_BASES for name in self.context.declared(func.value))):
             # Declared as any optimizer, or named as one: which one is not known, and Muon's ``step()`` traces.
-            self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()")
+            self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()",
+                        breaks_in_callee_frame=stepped)
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         return optimizer_class(self.locals.built(owner) or constructed_by(self.context, owner))

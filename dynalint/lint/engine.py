@@ -305,7 +305,8 @@ def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> l
     runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides, and
     marked ``gives_up_frame`` for the program post-pass.
     Only a certain finding on every path hides others: a likely one may not break at all. A break that the
-    eager frame causes (``Rule.caused_by_eager_frame``) is never hidden."""
+    eager frame causes (``Rule.caused_by_eager_frame``) is never hidden, nor one in a callee's own frame, which
+    Dynamo compiles even when it runs the caller eagerly (``Report.breaks_in_callee_frame``)."""
     breaking = sorted(
         ((f, r) for r, f in zip(reports, findings)
          if r.rule.hazard == "break" and f.region is not None and not r.rule.caused_by_eager_frame),
@@ -317,7 +318,8 @@ def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> l
         function = finding.region.function if finding.region is not None else ""
         first = first_in.get(function)
         if first is not None and finding.start.line > first.start.line:
-            hidden[id(first)].append(finding)
+            if not report.breaks_in_callee_frame:
+                hidden[id(first)].append(finding)
         elif first is None and report.skips_frame and finding.confidence is Confidence.CERTAIN:
             first_in[function] = finding
             hidden[id(finding)] = []

@@ -54,6 +54,10 @@ class Report:
     # of ``if (\n    t.any()\n):`` on the ``if`` line (a comparison's jump keeps the comparison's line).
     # The finding then starts at the statement, where the node starts on another line.
     statement: cst.CSTNode | None = None
+    # A call whose break happens in the callee's own frame (``optimizer.step()`` calls
+    # ``torch._dynamo.graph_break()``): Dynamo compiles that frame even where it runs the caller eagerly, so
+    # the break is never hidden as a follow-on of a break that gave the caller up.
+    breaks_in_callee_frame: bool = False
 
 
 # A comprehension runs as a frame of its own up to Python 3.11; from 3.12 it is inlined into its function
@@ -90,8 +94,11 @@ class Rule:
     def report(
         self, node: cst.CSTNode, *, confidence: Confidence | None = None, region: Region | None = None,
         rewrite: Rewrite | None = None, gb_ids: tuple[str, ...] | None = None, pattern: str = "",
-        statement: cst.CSTNode | None = None, **fields: object,
+        statement: cst.CSTNode | None = None, breaks_in_callee_frame: bool = False, gives_up_frame: bool = False,
+        **fields: object,
     ) -> None:
+        """Report ``node``. ``gives_up_frame``: this break gives the function up wherever it is, not only in a loop
+        or a ``try`` (a mutated generator Dynamo cannot rebuild to resume: GB8335)."""
         self.reports.append(
             Report(
                 rule=type(self),
@@ -99,11 +106,12 @@ class Rule:
                 message=self.message.format(**fields) if fields else self.message,
                 confidence=confidence or self.confidence,
                 region=region or self.context.region,
-                skips_frame=self.context.skips_frame,
+                skips_frame=self.context.skips_frame or gives_up_frame,
                 rewrite=rewrite,
                 gb_ids=gb_ids,
                 pattern=pattern,
                 statement=statement,
+                breaks_in_callee_frame=breaks_in_callee_frame,
             )
         )
 
@@ -188,6 +196,9 @@ class LocalObjectRule(Rule):
         self.locals.leave()
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.locals.bind(self.context, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.locals.bind(self.context, node)
 
     def declare_named_parameters(self, node: cst.FunctionDef, name: re.Pattern[str], marker: str) -> None:
