@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.torch_facts import NN_TENSOR_CLASSES
+from dynalint.analysis.type_hints import class_of_type
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
@@ -142,6 +143,8 @@ class LocalConstructions:
         if node.value is None:
             return
         built = context.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
+        if built is None and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name):
+            built = class_of_type(context.annotation(node.value.func.value))  # ``cls: type[C]``, then ``cls(...)``
         scope = self._scopes[-1]
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:

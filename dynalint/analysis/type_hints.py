@@ -78,6 +78,17 @@ def classes_named(annotation: Annotation | None) -> list[str | None]:
     return [None if annotation.args else annotation.name]
 
 
+def class_of_type(annotation: Annotation | None) -> str | None:
+    """The class whose instances calling a value annotated ``annotation`` builds: ``C`` for ``type[C]`` and
+    ``Type[C]`` (``optimizer_cls: Type[Optimizer] = Adam``; ``None`` default allowed), else ``None``."""
+    members = [annotation] if annotation is None or annotation.name not in (_UNION, _OPTIONAL) else [
+        member for member in annotation.args if member.name != _NONE]
+    if len(members) != 1 or members[0] is None or members[0].name not in ("builtins.type", "typing.Type"):
+        return None
+    args = members[0].args
+    return args[0].name if len(args) == 1 and not args[0].args else None
+
+
 def is_type_alias(node: ast.expr, imports: ImportTable) -> bool:
     """Whether a module-level ``Name = <node>`` defines a type alias worth recording."""
     if isinstance(node, ast.Subscript):

@@ -24,6 +24,7 @@ import re
 import libcst as cst
 
 from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.type_hints import class_of_type
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -72,8 +73,14 @@ class OptimizerCall(LocalObjectRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))
+        confidence = None
+        if not built and isinstance(node.func, cst.Name):  # ``optimizer_cls(params)`` with ``optimizer_cls: type[Adam]``
+            declared = class_of_type(self.context.annotation(node.func.value))
+            built = "Optimizer" if declared in OPTIMIZER_BASES else optimizer_class(declared)
+            confidence = Confidence.LIKELY if built == "Optimizer" else None
         if built:
-            self.report(node, call=f"torch.optim.{built}()", gives_up_frame=any(_is_generator(a.value) for a in node.args))
+            self.report(node, confidence=confidence, call=f"torch.optim.{built}()",
+                        gives_up_frame=any(_is_generator(a.value) for a in node.args))
             return
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("step", "zero_grad"):
@@ -82,7 +89,9 @@ class OptimizerCall(LocalObjectRule):
         # ``step()`` breaks inside its own frame, which Dynamo compiles even where the caller runs eagerly.
         stepped = func.attr.value == "step"
         if held and not (stepped and held in STEP_TRACES):
-            self.report(node, call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
+            # ``held`` is the base class where a ``type[Optimizer]`` built it: which optimizer is not known.
+            self.report(node, confidence=Confidence.LIKELY if held == "Optimizer" else None,
+                        call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
         elif held is None and (self.locals.built(func.value) == NAMED_OPTIMIZER
                                or any(name in OPTIMIZER_BASES for name in self.context.declared(func.value))):
             # Declared as any optimizer, or named as one: which one is not known, and Muon's ``step()`` traces.
@@ -90,4 +99,5 @@ class OptimizerCall(LocalObjectRule):
                         breaks_in_callee_frame=stepped)
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
-        return optimizer_class(self.locals.built(owner) or constructed_by(self.context, owner))
+        built = self.locals.built(owner) or constructed_by(self.context, owner)
+        return "Optimizer" if built in OPTIMIZER_BASES else optimizer_class(built)
