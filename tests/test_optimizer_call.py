@@ -235,3 +235,34 @@ def test_an_optimizer_class_passed_as_a_type_builds_an_optimizer() -> None:
         (10, "torch.optim.Optimizer()", "likely"), (11, "torch.optim.Adam()", "certain"),
         (12, "torch.optim.Optimizer()", "likely"), (14, "Optimizer.zero_grad()", "likely"),
         (15, "Adam.step()", "certain")]
+
+
+def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None:
+    """torchensemble's ``optimizer = set_module.set_optimizer(estimator, name)`` builds it with
+    ``getattr(torch.optim, name)(...)``, then zeroes and steps it in the compiled fit (GB0008, GB0025 on the
+    ground-truth bench). A local so named from a function of the tree is likely an optimizer; not one made by a
+    function from outside it (``tqdm``), nor a local callable's result, nor ``optimizer_name``."""
+    source = textwrap.dedent("""\
+        import torch
+        from tqdm import tqdm
+
+
+        def set_optimizer(model, name):
+            return getattr(torch.optim, name)(model.parameters())
+
+
+        @torch.compile
+        def fit(model, x, make):
+            optimizer = set_optimizer(model, "Adam")
+            made_optimizer = make(model)
+            optimizer_name = set_optimizer(model, "SGD")
+            bar_optimizer = tqdm(range(3))
+            optimizer.zero_grad()
+            made_optimizer.step()
+            optimizer_name.step()
+            bar_optimizer.step()
+            optimizer.step()
+            return x
+    """)
+    found = lint_source(source, "fit.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely")]

@@ -33,7 +33,8 @@ OPTIMIZERS = "torch.optim."
 STEP_TRACES = frozenset({"Muon", "SparseAdam"})
 NOT_OPTIMIZERS = ("lr_scheduler", "swa_utils")
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
-# What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer (a ``likely`` one).
+# What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer, or a local of that name made
+# by a call of unknown result (a ``likely`` one).
 NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
 OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er$")
 
@@ -70,6 +71,17 @@ class OptimizerCall(LocalObjectRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.declare_named_parameters(node, OPTIMIZER_NAME, NAMED_OPTIMIZER)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``optimizer = set_optimizer(model, name)``: a local named as an optimizer, made by a function of the tree
+        (a factory, which may build it with a dynamic ``getattr(torch.optim, name)``), is likely one."""
+        super().visit_Assign(node)
+        if isinstance(node.value, cst.Call) and self.context.resolve(node.value.func) in self.context.program.functions:
+            for target in node.targets:
+                name = target.target.value if isinstance(target.target, cst.Name) else ""
+                if OPTIMIZER_NAME.search(name) and self.locals.built(target.target) is not None and not self._held(
+                        target.target):
+                    self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
         built = optimizer_class(self.context.resolve(node.func))
