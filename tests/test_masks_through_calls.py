@@ -127,3 +127,22 @@ def test_a_comparison_or_bool_of_values_nothing_types_is_a_likely_mask_where_it_
         ("return inputs[inside], widths[inside, :], outputs", "likely"),
         ("return mat[chosen], names, wide", "likely"),
     ]
+
+
+def test_any_and_all_over_a_dimension_as_torch_functions_make_masks() -> None:
+    # ignite's HitRate: ``valid_mask = torch.any(y > 0, dim=-1)`` then ``y_pred[valid_mask]`` broke on the ground-truth
+    # bench (GB0036), as ``(y > 0).any(-1)`` does; ``torch.argmax`` gives indices, no mask.
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def update(output: tuple[torch.Tensor, torch.Tensor]):
+            y_pred, y = output
+            valid_mask = torch.any(y > 0, dim=-1)
+            every = torch.all(y > 0, dim=-1)
+            best = torch.argmax(y, dim=-1)
+            return y_pred[valid_mask], y[every], y[best]
+    """)
+    found = lint_source(source, "hitrate.py", Config(select=("DYN105",)))
+    assert [(f.start.line, f.start.column) for f in found] == [(10, 12), (10, 32)]

@@ -300,7 +300,9 @@ class DynamicOutputShape(Rule):
         if resolved is not None:
             if not resolved.startswith("torch."):
                 return False
-            return (resolved.count(".") == 1 and resolved[6:] in BOOL_PREDICATES) or self._bool_dtype(node)
+            # ``torch.any(y > 0, dim=-1)`` as well as ``(y > 0).any(-1)``: a mask, or a 0-d one that breaks too.
+            return (resolved.count(".") == 1 and (resolved[6:] in BOOL_PREDICATES or resolved[6:] in ("any", "all"))
+                    ) or self._bool_dtype(node)
         if not isinstance(func, cst.Attribute):
             return False  # the caller has checked that the call's value is a tensor
         method = func.attr.value
