@@ -245,6 +245,11 @@ CONST_BUILTINS = frozenset(
 # Running autograd from compiled code: ``Tensor.<method>()`` and ``torch.autograd.<function>()``.
 BACKWARD_METHODS = frozenset({"backward"})
 AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# ``torch.autograd.functional``'s derivatives take the function to differentiate as an argument, which Dynamo
+# cannot hand to them (GB0055, "Failed to convert args/kwargs to proxy", measured on torch 2.13 for each, called
+# or through ``functools.partial``); ``torch.func``'s transforms trace.
+AUTOGRAD_FUNCTIONAL = frozenset(
+    f"torch.autograd.functional.{name}" for name in ("jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"))
 # Tensor attributes whose assignment Dynamo refuses: ``t.requires_grad = ...`` always (GB0206);
 # ``t.data = ...`` on a tensor made inside the region (GB0056), or with a new dtype (GB0220).
 REQUIRES_GRAD_ATTRIBUTE = "requires_grad"
