@@ -1203,3 +1203,59 @@ def test_a_registry_picked_from_a_dict_literal_of_registries_holds_the_items_of_
         return fn(x)
     """
     assert set(reached(source)) == {"rk4", "euler"}
+
+
+def test_a_callback_handed_to_a_base_constructor_runs_where_the_base_calls_it() -> None:
+    """ignite's ``EpochMetric(compute_fn)``: subclasses hand it a function or a lambda calling one through
+    ``super().__init__(compute_fn=...)``, users through the constructor; ``compute()`` calls ``self.compute_fn``.
+    A function no constructor call hands over is not run."""
+    source = """
+    import torch
+
+
+    def kappa(y_pred, y, weights):
+        print("kappa")
+        return y_pred
+
+
+    def plain(y_pred, y):
+        print("plain")
+        return y_pred
+
+
+    def built(y_pred, y):
+        print("built")
+        return y_pred
+
+
+    def unused(y_pred, y):
+        print("unused")
+        return y_pred
+
+
+    class EpochMetric:
+        def __init__(self, compute_fn, check=True):
+            self.compute_fn = compute_fn
+
+        def compute(self, y_pred, y):
+            return self.compute_fn(y_pred, y)
+
+
+    class Kappa(EpochMetric):
+        def __init__(self, weights=None):
+            super().__init__(compute_fn=lambda y_pred, y: kappa(y_pred, y, weights), check=False)
+
+
+    class Plain(EpochMetric):
+        def __init__(self):
+            super().__init__(plain)
+
+
+    METRICS = [Kappa(), Plain(), EpochMetric(built)]
+
+
+    @torch.compile
+    def run(y_pred, y):
+        return [metric.compute(y_pred, y) for metric in METRICS]
+    """
+    assert set(reached(source)) == {"kappa", "plain", "built"}

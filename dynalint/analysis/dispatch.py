@@ -161,8 +161,6 @@ def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, 
         if isinstance(target, ast.Attribute) and dotted_name(target.value) == "self" and class_name and function:
             cls = summary.classes.get(class_name)
             found = sources(value, function)
-            if function.qualname.endswith("__init__"):  # constructor arguments: callers are ``Cls(...)``
-                found = [s for s in found if not s.startswith(ARGUMENT)]
             if cls is not None and found:
                 cls.attr_sources.setdefault(target.attr, []).extend(found)
         elif isinstance(target, ast.Name) and function is not None and (held := _local_registry_values(value)):
@@ -219,10 +217,24 @@ def _registry_values(value: ast.Dict | ast.Call) -> list[str] | None:
             for found in sources(item, None)]
 
 
+def _super_method(call: ast.Call) -> str | None:
+    """``super().__init__(...)`` -> ``super().__init__``; ``None`` for any other call."""
+    func = call.func
+    if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
+        return f"super().{func.attr}"
+    return None
+
+
 def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call,
                 callee: str | None) -> str | None:
     """Record a method call's instance arguments; the callee to record for a registry call (``FUNCS[k](x)``),
     for a call of a new instance (``Helper(...)(x)``) or of its method (``Helper(...).run(x)``), if it is one."""
+    handed_up = _super_method(call)
+    if handed_up is not None:  # ``super().__init__(compute_fn=...)``: what a subclass hands its base's method
+        callee, is_method = handed_up, False
+    else:
+        is_method = isinstance(call.func, ast.Attribute)
     if callee is None:
         registry = registry_of(call.func)
         if registry:
@@ -234,7 +246,6 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
             made = dotted_name(call.func.value.func)
             return f"{made}{INSTANCE_METHOD}{call.func.attr}" if made else None
         return None
-    is_method = isinstance(call.func, ast.Attribute)
     arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
     arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
     for position, keyword, arg in arguments:
@@ -243,6 +254,10 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         elif isinstance(arg, (ast.Name, ast.Attribute)):  # a function of the tree or an import, not a local value
             found = [s for s in sources(arg, function)
                      if s.startswith(REF) and not _is_class_name(s[len(REF):]) and _worth_keeping(summary, s)]
+        elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
+            # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
+            called = dotted_name(arg.body.func)
+            found = [REF + called] if called and _worth_keeping(summary, REF + called) else []
         else:
             continue
         if found:

@@ -800,7 +800,10 @@ class Program:
             return [t for where, item in made for t in self._run(where, item, depth)]
         if kind == dispatch.ARGUMENT and depth < 2:
             setter, position, name = written.rsplit(":", 2)
-            return [t for where, at, keyword, found in self._arguments_of(setter.rpartition(".")[2])
+            owner, _, method = setter.rpartition(".")
+            # A constructor's arguments come from ``Cls(...)`` calls and from subclasses' ``super().__init__(...)``.
+            calls = [*self._arguments_of(method), *(self._arguments_of(owner.rpartition(".")[2]) if method == "__init__" else ())]
+            return [t for where, at, keyword, found in calls
                     if at == int(position) or keyword == name for item in found for t in self._run(where, item, depth + 1)]
         return []
 
