@@ -240,7 +240,8 @@ def test_an_optimizer_class_passed_as_a_type_builds_an_optimizer() -> None:
 def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None:
     """torchensemble's ``optimizer = set_module.set_optimizer(estimator, name)`` builds it with
     ``getattr(torch.optim, name)(...)``, then zeroes and steps it in the compiled fit (GB0008, GB0025 on the
-    ground-truth bench). A local so named from a function of the tree is likely an optimizer; not one made by a
+    ground-truth bench), and its snapshot ensembles rebind it with ``optimizer = self._clip_lr(optimizer, lr)``. A
+    local so named from a function or a ``self`` method of the tree is likely an optimizer; not one made by a
     function from outside it (``tqdm``), nor a local callable's result, nor ``optimizer_name``."""
     source = textwrap.dedent("""\
         import torch
@@ -263,6 +264,15 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
             bar_optimizer.step()
             optimizer.step()
             return x
+
+
+        class Ensemble:
+            @torch.compile
+            def fit(self, model, x):
+                optimizer = set_optimizer(model, "Adam")
+                optimizer = self._clip_lr(optimizer, 1e-6)
+                optimizer.step()
+                return x
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN509",)))
-    assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely")]
+    assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely"), (28, "likely")]

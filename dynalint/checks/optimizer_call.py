@@ -74,13 +74,13 @@ class OptimizerCall(LocalObjectRule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``optimizer = set_optimizer(model, name)``: a local named as an optimizer, made by a function of the tree
-        (a factory, which may build it with a dynamic ``getattr(torch.optim, name)``), is likely one."""
+        (a factory, which may build it with a dynamic ``getattr(torch.optim, name)``) or a method of ``self``, is
+        likely one."""
         super().visit_Assign(node)
-        if isinstance(node.value, cst.Call) and self.context.resolve(node.value.func) in self.context.program.functions:
+        if isinstance(node.value, cst.Call) and self._made_in_the_tree(node.value):
             for target in node.targets:
                 name = target.target.value if isinstance(target.target, cst.Name) else ""
-                if OPTIMIZER_NAME.search(name) and self.locals.built(target.target) is not None and not self._held(
-                        target.target):
+                if OPTIMIZER_NAME.search(name) and not self._held(target.target):
                     self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -109,6 +109,13 @@ class OptimizerCall(LocalObjectRule):
             # Declared as any optimizer, or named as one: which one is not known, and Muon's ``step()`` traces.
             self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()",
                         breaks_in_callee_frame=stepped)
+
+    def _made_in_the_tree(self, call: cst.Call) -> bool:
+        """A call of a function of the tree, or of a method of ``self`` (``self._clip_lr(optimizer, lr)``)."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+        return self.context.resolve(func) in self.context.program.functions
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         built = self.locals.built(owner) or constructed_by(self.context, owner)
