@@ -276,3 +276,59 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN509",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely"), (28, "likely")]
+
+
+def test_a_closure_over_a_parameter_declared_an_optimizer_steps_it() -> None:
+    """ignite's ``supervised_training_step(model, optimizer: torch.optim.Optimizer, ...)`` returns ``update``, which
+    zeroes and steps the enclosing function's optimizer (GB0008 and GB0025 there on the ground-truth bench). A
+    parameter of the closure itself, or a local of it, shadows the enclosing one."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def training_step(model, optimizer: torch.optim.Optimizer, loss_fn):
+            @torch.compile
+            def update(batch):
+                optimizer.zero_grad()
+                loss = loss_fn(model(batch))
+                optimizer.step()
+                return loss
+
+            @torch.compile
+            def shadowed(batch, optimizer: int):
+                optimizer.step()
+                return batch
+
+            @torch.compile
+            def rebound(batch):
+                optimizer = loss_fn
+                optimizer.step()
+                return batch
+
+            return update, shadowed, rebound
+    """)
+    found = lint_source(source, "engine.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(7, "likely"), (9, "likely")]
+
+
+def test_a_nested_function_sees_the_enclosing_functions_optimizer_unless_a_parameter_hides_it() -> None:
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def train(model, x):
+            opt = torch.optim.SGD(list(model.parameters()))
+
+            def step():
+                opt.step()
+
+            def other(opt):
+                opt.step()
+
+            step()
+            other(x)
+            return x
+    """)
+    found = lint_source(source, "nested.py", Config(select=("DYN509",)))
+    assert [f.start.line for f in found] == [6, 9]

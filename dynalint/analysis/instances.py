@@ -9,6 +9,7 @@ Locals are not typed (a local rebinding shadows a module-level name, so it answe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -132,8 +133,9 @@ class LocalConstructions:
     def __init__(self) -> None:
         self._scopes: list[dict[str, str | None]] = [{}]
 
-    def enter(self) -> None:
-        self._scopes.append({})
+    def enter(self, parameters: Iterable[str] = ()) -> None:
+        """A function's scope: its parameters hide what an enclosing function's locals of those names held."""
+        self._scopes.append(dict.fromkeys(parameters))
 
     def leave(self) -> None:
         self._scopes.pop()
@@ -157,5 +159,11 @@ class LocalConstructions:
         self._scopes[-1][name] = built
 
     def built(self, node: cst.BaseExpression) -> str | None:
-        """The qualified callee that built the local ``node`` names, if it is such a local."""
-        return self._scopes[-1].get(node.value) if isinstance(node, cst.Name) else None
+        """The qualified callee that built the local ``node`` names, if it is such a local, here or in an enclosing
+        function (a closure over ``optimizer = Adam(...)``)."""
+        if not isinstance(node, cst.Name):
+            return None
+        for scope in reversed(self._scopes[1:]):
+            if node.value in scope:
+                return scope[node.value]
+        return None

@@ -190,7 +190,8 @@ class LocalObjectRule(Rule):
         self.locals = LocalConstructions()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.locals.enter()
+        params = node.params
+        self.locals.enter(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.locals.leave()
