@@ -64,10 +64,11 @@ def test_built_in_the_function_at_module_level_or_in_init() -> None:
     assert flagged(source) == [
         (17, "AdamW.zero_grad()"),
         (20, "AdamW.step()"),
+        (21, "StepLR.step()"),
         (26, "torch.optim.Adam()"),
         (27, "Adam.step()"),
         (29, "SGD.zero_grad()"),
-    ]  # not ``self.ema.step()``, the scheduler's step nor an optimizer passed in as an argument
+    ]  # not ``self.ema.step()`` nor an optimizer passed in as an argument; the scheduler's step is skipped too
 
 
 def test_a_rebound_local_is_no_longer_an_optimizer_and_muon_steps_without_breaking() -> None:
@@ -332,3 +333,34 @@ def test_a_nested_function_sees_the_enclosing_functions_optimizer_unless_a_param
     """)
     found = lint_source(source, "nested.py", Config(select=("DYN509",)))
     assert [f.start.line for f in found] == [6, 9]
+
+
+def test_learning_rate_schedulers_are_skipped_too() -> None:
+    """Measured on torch 2.13: building ``StepLR`` / ``CosineAnnealingLR``, their ``step()``, ``get_last_lr()`` and
+    ``get_lr()`` break (GB0008), while reading ``optimizer.param_groups[0]["lr"]`` traces (ignite's
+    ``LRScheduler`` handler calls ``self.lr_scheduler.get_lr()``, its parameter declared a scheduler)."""
+    source = textwrap.dedent("""\
+        import torch
+        from torch.optim.lr_scheduler import CosineAnnealingLR, LRScheduler
+
+        opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+
+
+        class Handler:
+            def __init__(self, lr_scheduler: LRScheduler):
+                self.lr_scheduler = lr_scheduler
+                self.cos = CosineAnnealingLR(opt, 10)
+
+            @torch.compile
+            def __call__(self, x):
+                lrs = self.lr_scheduler.get_lr()
+                self.cos.step()
+                made = torch.optim.lr_scheduler.StepLR(opt, 1)
+                lr = opt.param_groups[0]["lr"]
+                return x * lrs[0] * lr * sched.get_last_lr()[0]
+    """)
+    found = lint_source(source, "handler.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.message.split("`")[1], f.confidence.value) for f in found] == [
+        (15, "LRScheduler.get_lr()", "likely"), (16, "CosineAnnealingLR.step()", "certain"),
+        (17, "torch.optim.lr_scheduler.StepLR()", "certain"), (19, "StepLR.get_last_lr()", "certain")]

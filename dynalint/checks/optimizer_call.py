@@ -1,4 +1,5 @@
-"""DYN509 ``optimizer-call``: a ``torch.optim`` optimizer built, stepped or zeroed in compiled code.
+"""DYN509 ``optimizer-call``: a ``torch.optim`` optimizer or learning-rate scheduler built, stepped or zeroed in
+compiled code.
 
 Page: ``rules/DYN509-optimizer-call.md``. Measured on torch 2.13, every optimizer class of ``torch.optim``:
 building one (``torch.optim.Adam(params, lr=...)``) sets an attribute Dynamo cannot (GB0467), or, in a frame
@@ -50,6 +51,23 @@ def _is_generator(node: cst.BaseExpression) -> bool:
         isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in GENERATOR_METHODS)
 
 
+# Learning-rate schedulers: building one, ``step()``, ``get_last_lr()`` and ``get_lr()`` are functions Dynamo skips
+# (GB0008, measured on torch 2.13 for StepLR and CosineAnnealingLR); reading ``optimizer.param_groups`` traces.
+SCHEDULERS = "torch.optim.lr_scheduler."
+SCHEDULER_BASE = "torch.optim.lr_scheduler.LRScheduler"
+SCHEDULER_METHODS = frozenset({"step", "get_last_lr", "get_lr"})
+
+
+def scheduler_class(qualified: str | None) -> str | None:
+    """``torch.optim.lr_scheduler.StepLR`` for that class (the bases ``LRScheduler`` and ``_LRScheduler`` too)."""
+    if not qualified or not qualified.startswith(SCHEDULERS):
+        return None
+    name = qualified[len(SCHEDULERS):]
+    if "." in name or not name.lstrip("_")[:1].isupper():
+        return None
+    return SCHEDULER_BASE if name in ("LRScheduler", "_LRScheduler") else qualified
+
+
 def optimizer_class(qualified: str | None) -> str | None:
     """``Adam`` for ``torch.optim.Adam`` / ``torch.optim.adam.Adam``; ``None`` for anything else."""
     if not qualified or not qualified.startswith(OPTIMIZERS):
@@ -64,8 +82,9 @@ class OptimizerCall(LocalObjectRule):
     code = "DYN509"
     name = "optimizer-call"
     message = ("`{call}` in compiled code breaks the graph: Dynamo skips building, zeroing and stepping "
-               "a torch.optim optimizer")
-    help = "Compile the model's forward and loss, and build, zero and step the optimizer outside the compiled code"
+               "torch.optim's optimizers and learning-rate schedulers")
+    help = ("Compile the model's forward and loss, and build, zero and step the optimizer and its scheduler outside "
+            "the compiled code")
     gb_ids = ("GB0467", "GB0008", "GB0025", "GB8335")
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -84,7 +103,11 @@ class OptimizerCall(LocalObjectRule):
                     self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
-        built = optimizer_class(self.context.resolve(node.func))
+        resolved = self.context.resolve(node.func)
+        if scheduler_class(resolved):
+            self.report(node, gb_ids=("GB0008",), pattern="lr_scheduler", call=f"{resolved}()")
+            return
+        built = optimizer_class(resolved)
         confidence = None
         if not built and isinstance(node.func, cst.Name):  # ``optimizer_cls(params)`` with ``optimizer_cls: type[Adam]``
             declared = class_of_type(self.context.annotation(node.func.value))
@@ -95,7 +118,15 @@ class OptimizerCall(LocalObjectRule):
                         gives_up_frame=any(_is_generator(a.value) for a in node.args))
             return
         func = node.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in ("step", "zero_grad"):
+        if not isinstance(func, cst.Attribute):
+            return
+        if func.attr.value in SCHEDULER_METHODS:
+            scheduler = self._scheduler(func.value)
+            if scheduler:
+                self.report(node, confidence=Confidence.LIKELY if scheduler == SCHEDULER_BASE else None, gb_ids=("GB0008",),
+                            pattern="lr_scheduler", call=f"{scheduler.rpartition('.')[2]}.{func.attr.value}()")
+                return
+        if func.attr.value not in ("step", "zero_grad"):
             return
         held = self._held(func.value)
         # ``step()`` breaks inside its own frame, which Dynamo compiles even where the caller runs eagerly.
@@ -116,6 +147,13 @@ class OptimizerCall(LocalObjectRule):
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return True
         return self.context.resolve(func) in self.context.program.functions
+
+    def _scheduler(self, owner: cst.BaseExpression) -> str | None:
+        """The scheduler class that built ``owner``; ``LRScheduler`` where it is only declared one (``likely``)."""
+        built = scheduler_class(self.locals.built(owner) or constructed_by(self.context, owner))
+        if built:
+            return built
+        return SCHEDULER_BASE if any(scheduler_class(name) for name in self.context.declared(owner)) else None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         built = self.locals.built(owner) or constructed_by(self.context, owner)
