@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
 
 NEW, REF, ITEM, NEW_ITEM, ARGUMENT = "new:", "ref:", "item:", "newitem:", "arg:"
+# The key ``call_arguments`` keeps a ``super().<method>(...)`` call under: ``<calling class>@super().<method>``.
+SUPER_CALL = "@super()."
 REGISTRY_CALL = "[]"  # suffix of a call site's callee: ``FUNCS[name](x)`` is recorded as ``FUNCS[]``
 INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is recorded as ``Helper()``
 # A method of a new instance, called at once: ``Helper(...).run(x)`` is recorded as ``Helper().run``.
@@ -218,11 +220,11 @@ def _registry_values(value: ast.Dict | ast.Call) -> list[str] | None:
 
 
 def _super_method(call: ast.Call) -> str | None:
-    """``super().__init__(...)`` -> ``super().__init__``; ``None`` for any other call."""
+    """``super().__init__(...)`` -> ``__init__``; ``None`` for any other call."""
     func = call.func
     if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
             and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
-        return f"super().{func.attr}"
+        return func.attr
     return None
 
 
@@ -232,7 +234,10 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
     for a call of a new instance (``Helper(...)(x)``) or of its method (``Helper(...).run(x)``), if it is one."""
     handed_up = _super_method(call)
     if handed_up is not None:  # ``super().__init__(compute_fn=...)``: what a subclass hands its base's method
-        callee, is_method = handed_up, False
+        if function is None or function.class_name is None:
+            return None
+        # Kept under the calling class, so that a base reads only its own subclasses' calls.
+        callee, is_method = f"{summary.qualify(function.class_name)}{SUPER_CALL}{handed_up}", False
     else:
         is_method = isinstance(call.func, ast.Attribute)
     if callee is None:
@@ -261,5 +266,6 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         else:
             continue
         if found:
-            summary.call_arguments.setdefault(callee.rpartition(".")[2], []).append((position, keyword, found))
+            key = callee if handed_up is not None else callee.rpartition(".")[2]
+            summary.call_arguments.setdefault(key, []).append((position, keyword, found))
     return None

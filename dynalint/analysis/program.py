@@ -254,6 +254,10 @@ class Program:
             self._attributes_memo[class_qualified] = found
         return self._attributes_memo[class_qualified]
 
+    def has_optional_keys(self, qualified: str) -> bool:
+        """Whether the class is a ``TypedDict`` some of whose keys may be missing, its own or a base's."""
+        return qualified in self.classes and any(self.classes[c].definition.optional_keys for c in self.mro(qualified))
+
     def is_module_class(self, qualified: str) -> bool:
         """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
         return any(
@@ -801,8 +805,11 @@ class Program:
         if kind == dispatch.ARGUMENT and depth < 2:
             setter, position, name = written.rsplit(":", 2)
             owner, _, method = setter.rpartition(".")
-            # A constructor's arguments come from ``Cls(...)`` calls and from subclasses' ``super().__init__(...)``.
-            calls = [*self._arguments_of(method), *(self._arguments_of(owner.rpartition(".")[2]) if method == "__init__" else ())]
+            # What the setter's callers pass; for a method of a class, its subclasses' ``super().<method>(...)`` too,
+            # and for a constructor the ``Cls(...)`` calls (not other classes' ``__init__`` calls of that name).
+            calls = [*(self._arguments_of(method) if method != "__init__" else self._arguments_of(owner.rpartition(".")[2])),
+                     *(call for sub in self._subclasses().get(module.qualify(owner), ())
+                       for call in self._arguments_of(f"{sub}{dispatch.SUPER_CALL}{method}"))]
             return [t for where, at, keyword, found in calls
                     if at == int(position) or keyword == name for item in found for t in self._run(where, item, depth + 1)]
         return []

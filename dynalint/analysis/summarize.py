@@ -28,10 +28,12 @@ from dynalint.analysis.torch_facts import (
     DYNAMO_CONFIG,
     IS_COMPILING,
     MODULE_RETURNING_METHODS,
+    NOT_REQUIRED,
     NOT_TRACED,
     PARAMETERS,
     PARTIAL,
     TENSOR_TYPES,
+    TYPED_DICTS,
     TorchResult,
     torch_result,
 )
@@ -307,9 +309,19 @@ class _Summarizer(ast.NodeVisitor):
         metaclass = next((dotted_name(k.value) for k in node.keywords if k.arg == "metaclass"), None)
         if metaclass:
             self.summary.classes[qualname].metaclass = self.imports.resolve(metaclass) or metaclass
+        if any(base in TYPED_DICTS for base in bases):
+            self.summary.classes[qualname].optional_keys = self._has_optional_keys(node)
         self._push(("class", node.name))
         self.generic_visit(node)
         self._pop()
+
+    def _has_optional_keys(self, node: ast.ClassDef) -> bool:
+        """``class M(TypedDict, total=False)``, or a field ``b: NotRequired[Tensor]`` in its body."""
+        if any(k.arg == "total" and isinstance(k.value, ast.Constant) and k.value.value is False for k in node.keywords):
+            return True
+        return any(isinstance(statement, ast.AnnAssign) and isinstance(statement.annotation, ast.Subscript)
+                   and self.imports.resolve(dotted_name(statement.annotation.value)) in NOT_REQUIRED
+                   for statement in node.body)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         qualname = self._qualname(node.name)

@@ -174,6 +174,8 @@ class ClassSummary(_PickledAsTuple):
     # ``self.attr = param`` where ``param: Encoder`` names a class: attr -> the class as written (what
     # ``self.attr`` is declared to hold: that class or a subclass of it, given by the caller).
     attr_declared: dict[str, str] = field(default_factory=dict)
+    # A ``TypedDict`` whose keys may be missing: ``total=False``, or a field annotated ``NotRequired[...]``.
+    optional_keys: bool = False
 
 
 @dataclass

@@ -245,6 +245,10 @@ CONST_BUILTINS = frozenset(
 # Running autograd from compiled code: ``Tensor.<method>()`` and ``torch.autograd.<function>()``.
 BACKWARD_METHODS = frozenset({"backward"})
 AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# ``TypedDict`` classes: building one whose keys may be missing (``total=False``, a ``NotRequired`` field, or such a
+# base) breaks ("TypedDict with optional keys", GB0257, measured on torch 2.13); one with every key required traces.
+TYPED_DICTS = frozenset({"typing.TypedDict", "typing_extensions.TypedDict"})
+NOT_REQUIRED = frozenset({"typing.NotRequired", "typing_extensions.NotRequired"})
 # ``torch.autograd.functional``'s derivatives take the function to differentiate as an argument, which Dynamo
 # cannot hand to them (GB0055, "Failed to convert args/kwargs to proxy", measured on torch 2.13 for each, called
 # or through ``functools.partial``); ``torch.func``'s transforms trace.

@@ -52,6 +52,7 @@ from dynalint.checks.tensor_subclass_unwrap import TensorSubclassUnwrap
 from dynalint.checks.tensor_to_scalar import TensorToScalar
 from dynalint.checks.threading_lock import ThreadingLock
 from dynalint.checks.torch_assert import TorchAssert
+from dynalint.checks.typed_dict_construction import TypedDictConstruction
 from dynalint.checks.tqdm_call import TqdmCall
 from dynalint.checks.untraceable_context_manager import UntraceableContextManager
 from dynalint.checks.wall_clock_call import WallClockCall
@@ -105,6 +106,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DataLoadingCall,
     HookRegistration,
     TensorSubclassUnwrap,
+    TypedDictConstruction,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -51,4 +51,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN510', 'data-loading-call', True, '>=2.4'),
     ('DYN511', 'hook-registration', True, '>=2.4'),
     ('DYN512', 'tensor-subclass-unwrap', True, '>=2.4'),
+    ('DYN513', 'typed-dict-construction', True, '>=2.4'),
 )
