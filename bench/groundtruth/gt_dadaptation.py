@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
-DIM, HIDDEN, OUT, BATCH, VOCAB = 8, 16, 4, 2, 12
+HIDDEN, OUT, BATCH, VOCAB = 16, 4, 2, 12  # as gt_optimizer_bench's network; VOCAB: the embedding bag's
 
 WD = {"weight_decay": 1e-2}
 DECOUPLE = {"weight_decay": 1e-2, "decouple": True}
@@ -115,15 +115,15 @@ def names() -> list[str]:
     return list(MODELS)
 
 
-def _net(kind: str) -> Any:
+def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
+    """The bench's tiny MLP or conv net and a batch for it, or a sparse-gradient embedding bag over token ids."""
     import torch
     from torch import nn
 
-    if kind == "mlp":
-        return nn.Sequential(nn.Linear(DIM, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, OUT))
-    if kind == "conv":
-        return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                             nn.Flatten(), nn.Linear(8, OUT))
+    from gt_optimizer_bench import tiny_inputs, tiny_net
+
+    if kind in ("mlp", "conv"):
+        return (tiny_net(kind), *tiny_inputs(kind))
 
     class _Bag(nn.Module):
         """Token ids -> a sparse-gradient embedding, averaged, then a dense head."""
@@ -136,20 +136,9 @@ def _net(kind: str) -> Any:
         def forward(self, ids: torch.Tensor) -> torch.Tensor:
             return self.head(self.embedding(ids).mean(1))
 
-    return _Bag()
-
-
-def _inputs(kind: str) -> tuple[Any, Any]:
-    import torch
-
     gen = torch.Generator().manual_seed(1)
-    if kind == "mlp":
-        x = torch.randn(BATCH, DIM, generator=gen)
-    elif kind == "conv":
-        x = torch.randn(BATCH, 3, 8, 8, generator=gen)
-    else:
-        x = torch.randint(0, VOCAB, (BATCH, 5), generator=gen)
-    return x, torch.randn(BATCH, OUT, generator=gen)
+    ids = torch.randint(0, VOCAB, (BATCH, 5), generator=gen)
+    return _Bag(), ids, torch.randn(BATCH, OUT, generator=gen)
 
 
 def _params(net: Any, kind: str, frozen: Any) -> Any:
@@ -169,58 +158,20 @@ def build(name: str) -> Built:
     import warnings
 
     import torch
-    import torch.nn.functional as F
     from torch import nn
 
-    from gt_calls import OptimizerStep
+    from gt_optimizer_bench import STEP_KINDS, step_model, train_step_model
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     optimizer_name, keywords, kind, net_kind = MODELS[name]
     cls = getattr(importlib.import_module(CLASSES[optimizer_name]), optimizer_name)
-    net = _net(net_kind)
-    x, y = _inputs(net_kind)
+    net, x, y = _net_and_inputs(net_kind)
     frozen = nn.Parameter(torch.zeros(OUT))
     optimizer = cls(_params(net, kind, frozen), **keywords)
-
-    def gradients(seed: int) -> tuple[Any, ...]:
-        scale = 1.0 + 0.1 * seed
-        grads = torch.autograd.grad(F.mse_loss(net(x * scale), y), list(net.parameters()))
-        return tuple(g.detach() for g in grads)
-
-    if kind in ("step", "warm", "groups", "layer_scale", "frozen"):
-        if kind == "warm":
-            for seed in range(2):
-                for parameter, grad in zip(net.parameters(), gradients(seed)):
-                    parameter.grad = grad.clone()
-                optimizer.step()
-        return OptimizerStep(net, optimizer), gradients(3), {}
-
-    class _Step(nn.Module):
-        """A training step: with ``closure``, ``optimizer.step(closure)``; with ``restart``,
-        ``restart_opt()`` then a step; else zero_grad, loss, backward, step."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.net = net
-
-        def forward(self, x: torch.Tensor, y: torch.Tensor) -> Any:
-            def closure() -> torch.Tensor:
-                optimizer.zero_grad()
-                with torch.enable_grad():
-                    loss = F.mse_loss(self.net(x), y)
-                    loss.backward()
-                return loss
-
-            if kind == "closure":
-                return optimizer.step(closure)
-            if kind == "restart":
-                optimizer.restart_opt()
-            loss = closure()
-            optimizer.step()
-            return self.net(x) + loss.detach()
-
-        def entry_points(self) -> list[Any]:
-            return [cls.restart_opt, cls.step] if kind == "restart" else [cls.step]
-
-    return _Step(), (x, y), {}
+    if kind in STEP_KINDS:
+        return step_model(net, optimizer, x, y, warm=kind == "warm")
+    if kind == "restart":  # ``restart_opt()`` then a training step
+        return train_step_model(net, optimizer, x, y, closure=False, before=lambda opt: opt.restart_opt(),
+                                entry_points=[cls.restart_opt, cls.step])
+    return train_step_model(net, optimizer, x, y, closure=kind == "closure")

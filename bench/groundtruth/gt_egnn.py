@@ -142,12 +142,9 @@ def _mask() -> Any:
 
 def _adj(batched: bool = True) -> Any:
     """A chain of bonds (i, i + 1), symmetric; the second cloud has one more bond."""
-    import torch
+    from gt_point_clouds import chain_bonds
 
-    i = torch.arange(NODES)
-    adj = (i[:, None] - i[None, :]).abs() == 1
-    if not batched:
-        return adj
+    return chain_bonds(NODES, BATCH if batched else None)
     adj = adj[None].repeat(BATCH, 1, 1)
     adj[1, 0, 3] = adj[1, 3, 0] = True
     return adj

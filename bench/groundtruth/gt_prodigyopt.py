@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
-DIM, HIDDEN, OUT, BATCH = 8, 16, 4, 2
+OUT = 4  # the bench network's outputs (gt_optimizer_bench.OUT)
 
 WD = {"weight_decay": 1e-2}
 COUPLED = {"weight_decay": 1e-2, "decouple": False}
@@ -84,15 +84,6 @@ def names() -> list[str]:
     return list(MODELS)
 
 
-def _net(kind: str) -> Any:
-    from torch import nn
-
-    if kind == "mlp":
-        return nn.Sequential(nn.Linear(DIM, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, OUT))
-    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                         nn.Flatten(), nn.Linear(8, OUT))
-
-
 def _params(net: Any, kind: str, frozen: Any) -> Any:
     """The parameters as the optimizer gets them: a list, two groups (the second frozen by a learning rate
     of 0), or a list with a parameter that never gets a gradient."""
@@ -109,60 +100,22 @@ def build(name: str) -> Built:
     import warnings
 
     import torch
-    import torch.nn.functional as F
     from torch import nn
 
-    from gt_calls import OptimizerStep
+    from gt_optimizer_bench import STEP_KINDS, step_model, tiny_inputs, tiny_net, train_step_model
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     optimizer_name, keywords, kind, net_kind = MODELS[name]
     cls = getattr(importlib.import_module(CLASSES[optimizer_name]), optimizer_name)
-    net = _net(net_kind)
+    net = tiny_net(net_kind)
     if kind == "zeros":  # a zero-initialised output layer, as some heads and adapters start
         with torch.no_grad():
             net[2].weight.zero_()
             net[2].bias.zero_()
-    gen = torch.Generator().manual_seed(1)
-    x = torch.randn(BATCH, DIM, generator=gen) if net_kind == "mlp" else torch.randn(BATCH, 3, 8, 8, generator=gen)
-    y = torch.randn(BATCH, OUT, generator=gen)
+    x, y = tiny_inputs(net_kind)
     frozen = nn.Parameter(torch.zeros(OUT))
     optimizer = cls(_params(net, kind, frozen), **keywords)
-
-    def gradients(seed: int) -> tuple[Any, ...]:
-        grads = torch.autograd.grad(F.mse_loss(net(x * (1.0 + 0.1 * seed)), y), list(net.parameters()))
-        return tuple(g.detach() for g in grads)
-
-    if kind in ("step", "warm", "groups", "frozen", "zeros"):
-        if kind == "warm":
-            for seed in range(2):
-                for parameter, grad in zip(net.parameters(), gradients(seed)):
-                    parameter.grad = grad.clone()
-                optimizer.step()
-        return OptimizerStep(net, optimizer), gradients(3), {}
-
-    class _Step(nn.Module):
-        """A training step: with ``closure``, ``optimizer.step(closure)``; else zero_grad, loss, backward, step."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.net = net
-
-        def forward(self, x: torch.Tensor, y: torch.Tensor) -> Any:
-            def closure() -> torch.Tensor:
-                optimizer.zero_grad()
-                with torch.enable_grad():
-                    loss = F.mse_loss(self.net(x), y)
-                    loss.backward()
-                return loss
-
-            if kind == "closure":
-                return optimizer.step(closure)
-            loss = closure()
-            optimizer.step()
-            return self.net(x) + loss.detach()
-
-        def entry_points(self) -> list[Any]:
-            return [cls.step]
-
-    return _Step(), (x, y), {}
+    if kind in STEP_KINDS:
+        return step_model(net, optimizer, x, y, warm=kind == "warm")
+    return train_step_model(net, optimizer, x, y, closure=kind == "closure")
