@@ -43,6 +43,8 @@ DECOUPLE = {"weight_decay": 1e-2, "decouple": True}
 GROWTH = {"growth_rate": 1.02}
 D0 = {"d0": 1e-4}
 # Optimizer -> the module defining it.
+# The parameter groups: the last layer's learning rate 0, or its ``layer_scale`` (``DAdaptAdam``'s per-group scale).
+GROUPS: dict[str, dict[str, Any]] = {"groups": {"lr": 0.0}, "layer_scale": {"layer_scale": 0.5}}
 CLASSES = {"DAdaptAdam": "dadaptation", "DAdaptSGD": "dadaptation", "DAdaptAdaGrad": "dadaptation",
            "DAdaptAdan": "dadaptation", "DAdaptLion": "dadaptation",
            "DAdaptAdamPreprint": "dadaptation.experimental", "DAdaptAdanIP": "dadaptation.experimental"}
@@ -141,37 +143,17 @@ def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
     return _Bag(), ids, torch.randn(BATCH, OUT, generator=gen)
 
 
-def _params(net: Any, kind: str, frozen: Any) -> Any:
-    """The parameters as the optimizer gets them: a list, two groups, or a list with a parameter that
-    never gets a gradient."""
-    if kind == "groups":
-        return [{"params": list(net[0].parameters())}, {"params": list(net[2].parameters()), "lr": 0.0}]
-    if kind == "layer_scale":
-        return [{"params": list(net[0].parameters())}, {"params": list(net[2].parameters()), "layer_scale": 0.5}]
-    if kind == "frozen":
-        return [*net.parameters(), frozen]
-    return net.parameters()
-
-
 def build(name: str) -> Built:
     import importlib
     import warnings
 
     import torch
-    from torch import nn
 
-    from gt_optimizer_bench import STEP_KINDS, step_model, train_step_model
+    from gt_optimizer_bench import optimizer_model
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     optimizer_name, keywords, kind, net_kind = MODELS[name]
     cls = getattr(importlib.import_module(CLASSES[optimizer_name]), optimizer_name)
     net, x, y = _net_and_inputs(net_kind)
-    frozen = nn.Parameter(torch.zeros(OUT))
-    optimizer = cls(_params(net, kind, frozen), **keywords)
-    if kind in STEP_KINDS:
-        return step_model(net, optimizer, x, y, warm=kind == "warm")
-    if kind == "restart":  # ``restart_opt()`` then a training step
-        return train_step_model(net, optimizer, x, y, closure=False, before=lambda opt: opt.restart_opt(),
-                                entry_points=[cls.restart_opt, cls.step])
-    return train_step_model(net, optimizer, x, y, closure=kind == "closure")
+    return optimizer_model(cls, keywords, kind, net, x, y, GROUPS)

@@ -145,9 +145,6 @@ def _adj(batched: bool = True) -> Any:
     from gt_point_clouds import chain_bonds
 
     return chain_bonds(NODES, BATCH if batched else None)
-    adj = adj[None].repeat(BATCH, 1, 1)
-    adj[1, 0, 3] = adj[1, 3, 0] = True
-    return adj
 
 
 def _edges(kind: str) -> Any:

@@ -51,6 +51,27 @@ def gradients_at(net: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Callable[[
     return gradients
 
 
+def optimizer_model(cls: Any, keywords: dict[str, Any], kind: str, net: nn.Module, x: torch.Tensor, y: torch.Tensor,
+                    groups: dict[str, dict[str, Any]]) -> Built:
+    """``cls(parameters, **keywords)`` benched as ``kind``: a step (``STEP_KINDS``), ``restart`` (``restart_opt()``
+    then a training step), ``closure`` or a training step. Its parameters: with ``kind`` in ``groups``, two groups
+    (the first layer, and the last with ``groups[kind]``'s settings); ``frozen``: one more parameter that never
+    gets a gradient; else the network's."""
+    if kind in groups:
+        parameters: Any = [{"params": list(net[0].parameters())}, {"params": list(net[2].parameters()), **groups[kind]}]
+    elif kind == "frozen":
+        parameters = [*net.parameters(), nn.Parameter(torch.zeros(OUT))]
+    else:
+        parameters = net.parameters()
+    optimizer = cls(parameters, **keywords)
+    if kind in STEP_KINDS:
+        return step_model(net, optimizer, x, y, warm=kind == "warm")
+    if kind == "restart":
+        return train_step_model(net, optimizer, x, y, closure=False, before=lambda opt: opt.restart_opt(),
+                                entry_points=[cls.restart_opt, cls.step])
+    return train_step_model(net, optimizer, x, y, closure=kind == "closure")
+
+
 def step_model(net: nn.Module, optimizer: Any, x: torch.Tensor, y: torch.Tensor, warm: bool) -> Built:
     """One ``optimizer.step()``; ``warm``: after two eager steps, so the compiled step starts with the state."""
     gradients = gradients_at(net, x, y)

@@ -34,12 +34,13 @@ from __future__ import annotations
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
-OUT = 4  # the bench network's outputs (gt_optimizer_bench.OUT)
 
 WD = {"weight_decay": 1e-2}
 COUPLED = {"weight_decay": 1e-2, "decouple": False}
 SLICE = {"slice_p": 11}
 # Optimizer -> the module defining it.
+# The second parameter group, frozen by a learning rate of 0 (the only other value Prodigy allows).
+GROUPS: dict[str, dict[str, Any]] = {"groups": {"lr": 0.0, "weight_decay": 0.0}}
 CLASSES = {"Prodigy": "prodigyopt", "ProdigyReference": "prodigyopt.prodigy_reference"}
 # Model name -> (optimizer, keywords, kind: "step", "warm", "train_step", "closure", "groups", "frozen",
 # "zeros"; net: "mlp" or "conv").
@@ -84,25 +85,13 @@ def names() -> list[str]:
     return list(MODELS)
 
 
-def _params(net: Any, kind: str, frozen: Any) -> Any:
-    """The parameters as the optimizer gets them: a list, two groups (the second frozen by a learning rate
-    of 0), or a list with a parameter that never gets a gradient."""
-    if kind == "groups":
-        return [{"params": list(net[0].parameters())},
-                {"params": list(net[2].parameters()), "lr": 0.0, "weight_decay": 0.0}]
-    if kind == "frozen":
-        return [*net.parameters(), frozen]
-    return net.parameters()
-
-
 def build(name: str) -> Built:
     import importlib
     import warnings
 
     import torch
-    from torch import nn
 
-    from gt_optimizer_bench import STEP_KINDS, step_model, tiny_inputs, tiny_net, train_step_model
+    from gt_optimizer_bench import optimizer_model, tiny_inputs, tiny_net
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
@@ -114,8 +103,4 @@ def build(name: str) -> Built:
             net[2].weight.zero_()
             net[2].bias.zero_()
     x, y = tiny_inputs(net_kind)
-    frozen = nn.Parameter(torch.zeros(OUT))
-    optimizer = cls(_params(net, kind, frozen), **keywords)
-    if kind in STEP_KINDS:
-        return step_model(net, optimizer, x, y, warm=kind == "warm")
-    return train_step_model(net, optimizer, x, y, closure=kind == "closure")
+    return optimizer_model(cls, keywords, kind, net, x, y, GROUPS)

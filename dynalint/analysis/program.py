@@ -92,6 +92,12 @@ class AttributeType:
         return bool(self.constructor and self.constructor.startswith("torch.nn."))
 
 
+def _from_constructor(source: str) -> bool:
+    """A dispatch source that is what a constructor's callers pass (``arg:Model.__init__:0:encoder``)."""
+    return source.startswith(dispatch.ARGUMENT) and source[len(dispatch.ARGUMENT):].rsplit(":", 2)[0].endswith(
+        ".__init__")
+
+
 @dataclass
 class Program:
     modules: dict[str, ModuleSummary]  # module name -> summary
@@ -677,9 +683,12 @@ class Program:
         """Every ``self.<attr>`` a class of the tree assigns: ``block.downsample(x)`` may call such an
         attribute (a layer) as well as a method, so those names are not resolved by name (built once)."""
         if self._attribute_names_memo is None:
+            # An attribute known only as a constructor's parameter (``self.model = model``) does not count: its
+            # name is as often a method's elsewhere, which resolving by name should still find.
             self._attribute_names_memo = frozenset(
                 name for _, cls in self.classes.values()
-                for name in (*cls.attr_types, *cls.tensor_attrs, *cls.container_items, *cls.attr_sources))
+                for name in (*cls.attr_types, *cls.tensor_attrs, *cls.container_items, *(
+                    attr for attr, sources in cls.attr_sources.items() if not all(map(_from_constructor, sources)))))
         return self._attribute_names_memo
 
     def _methods_by_name(self) -> dict[str, list[str]]:
