@@ -1259,3 +1259,41 @@ def test_a_callback_handed_to_a_base_constructor_runs_where_the_base_calls_it() 
         return [metric.compute(y_pred, y) for metric in METRICS]
     """
     assert set(reached(source)) == {"kappa", "plain", "built"}
+
+
+def test_a_super_call_that_hands_arguments_up_still_runs_the_bases_method() -> None:
+    # Recording what ``super().__init__(...)`` hands up must not lose the call itself: the base's ``__init__`` and
+    # ``super().forward(x)`` run (torchode's modules, built in compiled code, broke at their bases' constructors).
+    source = """
+    import torch
+    from torch import nn
+
+
+    def scale(x):
+        return x * 2
+
+
+    class Base(nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            print("base init")
+            self.fn = fn
+
+        def forward(self, x):
+            print("base forward")
+            return self.fn(x)
+
+
+    class Child(Base):
+        def __init__(self):
+            super().__init__(scale)
+
+        def forward(self, x):
+            return super().forward(x)
+
+
+    @torch.compile
+    def run(x):
+        return Child()(x)
+    """
+    assert set(reached(source)) == {"base init", "base forward"}

@@ -230,16 +230,15 @@ def _super_method(call: ast.Call) -> str | None:
 
 def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call,
                 callee: str | None) -> str | None:
-    """Record a method call's instance arguments; the callee to record for a registry call (``FUNCS[k](x)``),
-    for a call of a new instance (``Helper(...)(x)``) or of its method (``Helper(...).run(x)``), if it is one."""
+    """Record a call's arguments that dispatch can use; the callee to record for a registry call
+    (``FUNCS[k](x)``), for a call of a new instance (``Helper(...)(x)``) or of its method (``Helper(...).run(x)``,
+    ``super().__init__(...)``), if it is one."""
     handed_up = _super_method(call)
-    if handed_up is not None:  # ``super().__init__(compute_fn=...)``: what a subclass hands its base's method
-        if function is None or function.class_name is None:
-            return None
-        # Kept under the calling class, so that a base reads only its own subclasses' calls.
-        callee, is_method = f"{summary.qualify(function.class_name)}{SUPER_CALL}{handed_up}", False
-    else:
-        is_method = isinstance(call.func, ast.Attribute)
+    if handed_up is not None and function is not None and function.class_name is not None:
+        # ``super().__init__(compute_fn=...)``: what a subclass hands its base's method, kept under the calling
+        # class, so that a base reads only its own subclasses' calls.
+        _record_arguments(summary, function, call, f"{summary.qualify(function.class_name)}{SUPER_CALL}{handed_up}",
+                          is_method=False)
     if callee is None:
         registry = registry_of(call.func)
         if registry:
@@ -251,6 +250,14 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
             made = dotted_name(call.func.value.func)
             return f"{made}{INSTANCE_METHOD}{call.func.attr}" if made else None
         return None
+    _record_arguments(summary, function, call, callee.rpartition(".")[2], is_method=isinstance(call.func, ast.Attribute))
+    return None
+
+
+def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call, key: str,
+                      is_method: bool) -> None:
+    """Keep under ``key`` what each argument of ``call`` may be: instances of classes for a method's arguments,
+    functions of the tree or imports for a function's, and the function a lambda's body calls."""
     arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
     arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
     for position, keyword, arg in arguments:
@@ -266,6 +273,4 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         else:
             continue
         if found:
-            key = callee if handed_up is not None else callee.rpartition(".")[2]
             summary.call_arguments.setdefault(key, []).append((position, keyword, found))
-    return None
