@@ -161,6 +161,12 @@ LIBRARIES: dict[str, str] = {
     "prodigyopt": "1.1.2",
     "blitz-bayesian-pytorch": "0.2.8",
     "rwkv": "0.8.32",
+    "torchcam": "0.5.0",  # the thirteenth pick, built blind after the twelfth was scored: to lpips
+    "diffsort": "0.2.0",
+    "conformer": "0.3.2",
+    "higher": "0.2.1",
+    "torchxrayvision": "1.5.7",
+    "lpips": "0.1.4",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
