@@ -364,3 +364,36 @@ def test_learning_rate_schedulers_are_skipped_too() -> None:
     assert [(f.start.line, f.message.split("`")[1], f.confidence.value) for f in found] == [
         (15, "LRScheduler.get_lr()", "likely"), (16, "CosineAnnealingLR.step()", "certain"),
         (17, "torch.optim.lr_scheduler.StepLR()", "certain"), (19, "StepLR.get_last_lr()", "certain")]
+
+
+def test_a_generator_bound_to_a_local_or_wrapped_in_filter_gives_the_function_up_too() -> None:
+    """Measured on torch 2.13: ``params = model.parameters()`` then ``SGD(params)``, and ``Adam(filter(f,
+    model.parameters()))`` or ``map(...)``, break with GB8335 and run the rest eagerly; ``filter`` over a list, or
+    ``iter`` of one, resumes (a later ``print`` broke again)."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def bound(model, x):
+            params = model.parameters()
+            optimizer = torch.optim.SGD(params)
+            optimizer.zero_grad()
+            return x
+
+
+        @torch.compile
+        def filtered(model, x):
+            optimizer = torch.optim.Adam(filter(lambda p: p.requires_grad, model.parameters()))
+            optimizer.zero_grad()
+            return x
+
+
+        @torch.compile
+        def over_a_list(model, x):
+            optimizer = torch.optim.Adam(filter(lambda p: p.requires_grad, list(model.parameters())))
+            optimizer.zero_grad()
+            return x
+    """)
+    found = lint_source(source, "fit.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.gives_up_frame) for f in found] == [(7, True), (14, True), (21, False), (22, False)]

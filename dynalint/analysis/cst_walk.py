@@ -93,3 +93,9 @@ def names_read(node: cst.CSTNode) -> Iterator[str]:
 def is_super_call(node: cst.BaseExpression) -> bool:
     """``super()``, the receiver of ``super().forward(x)``: the call that names the next class of the MRO."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def named_parameters(params: cst.Parameters) -> list[cst.Param]:
+    """The parameters that have a name of their own: positional-only, positional and keyword-only (not ``*args``
+    nor ``**kwargs``), in order."""
+    return [*params.posonly_params, *params.params, *params.kwonly_params]

@@ -37,6 +37,12 @@ def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None
     return None
 
 
+def class_of_parameter(context: LintContext, func: cst.BaseExpression) -> str | None:
+    """The class a call of ``func`` builds where ``func`` is a parameter annotated ``type[C]`` (``optimizer_cls:
+    Type[Optimizer] = Adam``, then ``optimizer_cls(params)``): ``C`` as qualified, else ``None``."""
+    return class_of_type(context.annotation(func.value)) if isinstance(func, cst.Name) else None
+
+
 def lineage(context: LintContext, built: str) -> list[str]:
     """What an object built by ``built`` is an instance of.
 
@@ -144,9 +150,8 @@ class LocalConstructions:
         """``name = Callee(...)``, or ``name: Declared = Callee(...)``; an annotation without a value binds nothing."""
         if node.value is None:
             return
-        built = context.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
-        if built is None and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name):
-            built = class_of_type(context.annotation(node.value.func.value))  # ``cls: type[C]``, then ``cls(...)``
+        built = (context.resolve(node.value.func) or class_of_parameter(context, node.value.func)
+                 if isinstance(node.value, cst.Call) else None)
         scope = self._scopes[-1]
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:

@@ -98,39 +98,34 @@ class LintContext:
         return function is not None and region is not None and region.entry == function
 
     def annotation(self, parameter: str) -> Annotation | None:
-        """What the current function's ``parameter`` is annotated with (names qualified), if anything."""
-        function = self._stack[-1].function
-        entry = self.program.functions.get(function) if function is not None else None
-        return entry.definition.annotations.get(parameter) if entry is not None else None
+        """What ``parameter`` is annotated with (names qualified), as a parameter of the current function, else of
+        the innermost enclosing function that has it as a parameter, where the current function does not bind it
+        itself (a closure such as ignite's ``update`` inside ``supervised_training_step``)."""
+        functions = [frame.function for frame in self._stack if frame.kind == "function" and frame.function is not None]
+        for depth, function in enumerate(reversed(functions)):
+            entry = self.program.functions.get(function)
+            if entry is None:
+                return None
+            if parameter in entry.definition.annotations:
+                return entry.definition.annotations[parameter]
+            if depth == 0 and parameter in self.values.env:
+                return None  # a local (or unannotated parameter) of the current function shadows the closure
+            if parameter in {param for param, _ in entry.definition.params}:
+                return None
+        return None
 
     def declared(self, node: cst.BaseExpression) -> list[str]:
-        """The qualified classes a parameter's annotation allows (``base: torch.optim.Optimizer``), a parameter of
-        an enclosing function too (a closure such as ignite's ``update`` inside ``supervised_training_step``), or
-        what ``self.attr`` is declared as where ``__init__`` stores such a parameter in it."""
+        """The qualified classes a parameter's annotation allows (``base: torch.optim.Optimizer``; one of an
+        enclosing function too, see ``annotation``), or what ``self.attr`` is declared as where ``__init__`` stores
+        such a parameter in it."""
         if isinstance(node, cst.Name):
-            return [c for c in classes_named(self._closure_annotation(node.value)) if c]
+            return [c for c in classes_named(self.annotation(node.value)) if c]
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             function = self._stack[-1].function
             owner = self.program.owner_class(function) if function is not None else None
             named = self.program.declared_name(owner, node.attr.value) if owner is not None else None
             return [named] if named else []
         return []
-
-    def _closure_annotation(self, name: str) -> Annotation | None:
-        """What ``name`` is annotated with as a parameter of the current function, else of the innermost enclosing
-        function that has it as a parameter, where the current function does not bind it itself."""
-        functions = [frame.function for frame in self._stack if frame.kind == "function" and frame.function is not None]
-        for depth, function in enumerate(reversed(functions)):
-            entry = self.program.functions.get(function)
-            if entry is None:
-                return None
-            if name in entry.definition.annotations:
-                return entry.definition.annotations[name]
-            if depth == 0 and name in self.values.env:
-                return None  # a local (or unannotated parameter) of the current function shadows the closure
-            if name in {param for param, _ in entry.definition.params}:
-                return None
-        return None
 
     def passed_masks(self) -> frozenset[str]:
         """The current function's parameters that every call of it in compiled code passes a boolean mask."""

@@ -223,11 +223,10 @@ DATA_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool",
 # ``math`` functions of numbers: given a tensor, each reads its value as a Python float, a data-dependent
 # operator (GB0033, measured on torch 2.13 for sqrt, exp, log, pow, floor, ceil, fabs, atan2, isnan, isfinite
 # and isclose). ``math.prod`` multiplies its items with ``*`` and keeps tensors (measured: no break).
-MATH_VALUE_READS = frozenset(
-    {"sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "pow", "floor", "ceil", "fabs", "atan2", "isnan",
-     "isinf", "isfinite", "isclose", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
-     "erfc", "gamma", "lgamma", "hypot", "copysign", "fmod", "degrees", "radians"}
-)
+MATH_VALUE_READS = frozenset(f"math.{name}" for name in (
+    "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "pow", "floor", "ceil", "fabs", "atan2", "isnan",
+    "isinf", "isfinite", "isclose", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
+    "erfc", "gamma", "lgamma", "hypot", "copysign", "fmod", "degrees", "radians"))
 # Builtins whose result is as tensor-dependent as their arguments.
 PASSTHROUGH_BUILTINS = frozenset(
     {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",

@@ -22,6 +22,7 @@ import libcst as cst
 
 from typing import TYPE_CHECKING
 
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.torch_facts import SIZED_FACTORIES, SIZED_METHODS
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
@@ -47,7 +48,7 @@ class DataDependentSize(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
-        self._parameters.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
+        self._parameters.append({p.name.value for p in named_parameters(params)})
         self._resumed.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:

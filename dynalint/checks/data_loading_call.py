@@ -20,6 +20,7 @@ import re
 import libcst as cst
 
 from dynalint.analysis import type_hints
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.instances import constructed_by
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
@@ -53,7 +54,7 @@ class DataLoadingCall(LocalObjectRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.declare_named_parameters(node, LOADER_NAME, NAMED_LOADER)
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+        for param in named_parameters(node.params):
             named = [data_class(c) for c in type_hints.classes_named(self.context.annotation(param.name.value))]
             if named and all(named):
                 self.locals.declare(param.name.value, DATA + str(named[0]))

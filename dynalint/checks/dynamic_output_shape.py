@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
@@ -57,12 +58,12 @@ class DynamicOutputShape(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._masks.append(dict.fromkeys(self.context.passed_masks(), Confidence.LIKELY))
         params = node.params
-        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        names = {p.name.value for p in named_parameters(params)}
         self._dtype_unknown.append(names - set(self._masks[-1]))
         # An entry point's inputs come from callers outside the tree: nothing says how they were made.
         self._inputs.append(names if self.context.is_entry_point else set())
         self._none_defaults.append({
-            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            p.name.value for p in named_parameters(params)
             if isinstance(p.default, cst.Name) and p.default.value == "None"
         })
 

@@ -24,8 +24,7 @@ import re
 
 import libcst as cst
 
-from dynalint.analysis.instances import constructed_by
-from dynalint.analysis.type_hints import class_of_type
+from dynalint.analysis.instances import class_of_parameter, constructed_by
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -34,6 +33,7 @@ OPTIMIZERS = "torch.optim."
 STEP_TRACES = frozenset({"Muon", "SparseAdam"})
 NOT_OPTIMIZERS = ("lr_scheduler", "swa_utils")
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
+ANY_OPTIMIZER = "Optimizer"  # what ``_held`` answers where which optimizer it is is not known
 # What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer, or a local of that name made
 # by a call of unknown result (a ``likely`` one).
 NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
@@ -42,13 +42,12 @@ OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er$")
 
 # Module methods that return generators: an optimizer built from one consumes it, and Dynamo cannot rebuild the
 # consumed generator to resume after the break (GB8335, measured on torch 2.13 for SGD, Adam and AdamW given
-# ``model.parameters()``, as ``params=`` too, or a generator expression): the rest of the function runs eagerly.
+# ``model.parameters()``, as ``params=`` too, bound to a local first, wrapped in ``filter`` or ``map``, or a generator
+# expression): the rest of the function runs eagerly. ``filter`` over a list, or ``iter`` of one, resumes.
 GENERATOR_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children"})
-
-
-def _is_generator(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.GeneratorExp) or (
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in GENERATOR_METHODS)
+LAZY_WRAPPERS = frozenset({"builtins.filter", "builtins.map"})
+# What ``LocalConstructions`` holds for a local bound to a generator (``params = model.parameters()``).
+GENERATOR = "<a generator>"
 
 
 # Learning-rate schedulers: building one, ``step()``, ``get_last_lr()`` and ``get_lr()`` are functions Dynamo skips
@@ -92,14 +91,17 @@ class OptimizerCall(LocalObjectRule):
         self.declare_named_parameters(node, OPTIMIZER_NAME, NAMED_OPTIMIZER)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        """``optimizer = set_optimizer(model, name)``: a local named as an optimizer, made by a function of the tree
-        (a factory, which may build it with a dynamic ``getattr(torch.optim, name)``) or a method of ``self``, is
-        likely one."""
+        """``params = model.parameters()``: a local generator. ``optimizer = set_optimizer(model, name)``: a local
+        named as an optimizer, made by a function of the tree (a factory, which may build it with a dynamic
+        ``getattr(torch.optim, name)``) or a method of ``self``, is likely one."""
         super().visit_Assign(node)
-        if isinstance(node.value, cst.Call) and self._made_in_the_tree(node.value):
-            for target in node.targets:
-                name = target.target.value if isinstance(target.target, cst.Name) else ""
-                if OPTIMIZER_NAME.search(name) and not self._held(target.target):
+        names = [target.target.value for target in node.targets if isinstance(target.target, cst.Name)]
+        if self._holds_generator(node.value):
+            for name in names:
+                self.locals.declare(name, GENERATOR)
+        elif isinstance(node.value, cst.Call) and self._made_in_the_tree(node.value):
+            for name in names:
+                if OPTIMIZER_NAME.search(name) and not self._held(cst.Name(name)):
                     self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -107,15 +109,12 @@ class OptimizerCall(LocalObjectRule):
         if scheduler_class(resolved):
             self.report(node, gb_ids=("GB0008",), pattern="lr_scheduler", call=f"{resolved}()")
             return
-        built = optimizer_class(resolved)
-        confidence = None
-        if not built and isinstance(node.func, cst.Name):  # ``optimizer_cls(params)`` with ``optimizer_cls: type[Adam]``
-            declared = class_of_type(self.context.annotation(node.func.value))
-            built = "Optimizer" if declared in OPTIMIZER_BASES else optimizer_class(declared)
-            confidence = Confidence.LIKELY if built == "Optimizer" else None
+        # ``optimizer_cls(params)`` with ``optimizer_cls: type[Adam]``, or the base class (``likely``).
+        built = optimizer_class(resolved) or _optimizer_or_base(class_of_parameter(self.context, node.func))
         if built:
-            self.report(node, confidence=confidence, call=f"torch.optim.{built}()",
-                        gives_up_frame=any(_is_generator(a.value) for a in node.args))
+            from_generator = any(self._holds_generator(a.value) for a in node.args)
+            self.report(node, confidence=Confidence.LIKELY if built == ANY_OPTIMIZER else None,
+                        call=f"torch.optim.{built}()", gives_up_frame=from_generator)
             return
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -132,14 +131,10 @@ class OptimizerCall(LocalObjectRule):
         # ``step()`` breaks inside its own frame, which Dynamo compiles even where the caller runs eagerly.
         stepped = func.attr.value == "step"
         if held and not (stepped and held in STEP_TRACES):
-            # ``held`` is the base class where a ``type[Optimizer]`` built it: which optimizer is not known.
-            self.report(node, confidence=Confidence.LIKELY if held == "Optimizer" else None,
+            # Any optimizer (declared as the base class, or named as one): which one is not known, and Muon's
+            # ``step()`` traces.
+            self.report(node, confidence=Confidence.LIKELY if held == ANY_OPTIMIZER else None,
                         call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
-        elif held is None and (self.locals.built(func.value) == NAMED_OPTIMIZER
-                               or any(name in OPTIMIZER_BASES for name in self.context.declared(func.value))):
-            # Declared as any optimizer, or named as one: which one is not known, and Muon's ``step()`` traces.
-            self.report(node, confidence=Confidence.LIKELY, call=f"Optimizer.{func.attr.value}()",
-                        breaks_in_callee_frame=stepped)
 
     def _made_in_the_tree(self, call: cst.Call) -> bool:
         """A call of a function of the tree, or of a method of ``self`` (``self._clip_lr(optimizer, lr)``)."""
@@ -156,5 +151,28 @@ class OptimizerCall(LocalObjectRule):
         return SCHEDULER_BASE if any(scheduler_class(name) for name in self.context.declared(owner)) else None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
-        built = self.locals.built(owner) or constructed_by(self.context, owner)
-        return "Optimizer" if built in OPTIMIZER_BASES else optimizer_class(built)
+        """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
+        built = self.locals.built(owner)
+        held = _optimizer_or_base(built or constructed_by(self.context, owner))
+        if held is not None:
+            return held
+        declared = self.context.declared(owner)
+        return ANY_OPTIMIZER if built == NAMED_OPTIMIZER or any(n in OPTIMIZER_BASES for n in declared) else None
+
+    def _holds_generator(self, node: cst.BaseExpression) -> bool:
+        """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""
+        if isinstance(node, cst.GeneratorExp):
+            return True
+        if isinstance(node, cst.Name):
+            return self.locals.built(node) == GENERATOR
+        if not isinstance(node, cst.Call):
+            return False
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in GENERATOR_METHODS:
+            return True
+        wrapper = self.context.resolve(node.func)
+        return wrapper in LAZY_WRAPPERS and any(self._holds_generator(a.value) for a in node.args)
+
+
+def _optimizer_or_base(qualified: str | None) -> str | None:
+    """``optimizer_class``, and ``Optimizer`` for the base class (what a ``type[Optimizer]`` builds)."""
+    return ANY_OPTIMIZER if qualified in OPTIMIZER_BASES else optimizer_class(qualified)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.analysis.cst_walk import descendants, names_read
+from dynalint.analysis.cst_walk import descendants, named_parameters, names_read
 from dynalint.analysis.instances import holds_module_container
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
@@ -111,7 +111,7 @@ class PythonScalarRecompile(Rule):
         region = self.context.region
         if region is None or not region.entry or self.context.summary.qualify(region.function) != region.entry:
             return {}
-        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        params = named_parameters(node.params)
         scalars = {}
         for param in params:
             name = param.name.value

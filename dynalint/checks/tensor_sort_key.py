@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
 
@@ -46,7 +47,7 @@ class TensorSortKey(Rule):
         values = self.context.values
         if isinstance(key, cst.Lambda):
             params = key.params
-            names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+            names = [p.name.value for p in named_parameters(params)]
             names += [s.name.value for s in (params.star_arg, params.star_kwarg) if isinstance(s, cst.Param)]
             scope = replace(values, env={**values.env, **dict.fromkeys(names, Kind.UNKNOWN)})
             return scope.kind(key.body)

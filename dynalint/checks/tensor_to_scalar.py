@@ -43,7 +43,7 @@ class TensorToScalar(TensorArithmeticRule):
         resolved = self.context.resolve(node.func)
         call = CONVERSIONS.get(resolved or "")
         if call is None:
-            if resolved is not None and resolved.startswith("math.") and resolved[len("math."):] in MATH_VALUE_READS:
+            if resolved in MATH_VALUE_READS:
                 self._math_function(node, resolved)
             else:
                 self._scalar_arguments(node, resolved)

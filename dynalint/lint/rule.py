@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.instances import LocalConstructions
 from dynalint.lint.rewrites import Rewrite, is_tensor_arithmetic
 from dynalint.model.finding import Applicability, Confidence, Region
@@ -191,7 +192,7 @@ class LocalObjectRule(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
-        self.locals.enter(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+        self.locals.enter(p.name.value for p in named_parameters(params))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.locals.leave()
@@ -205,6 +206,6 @@ class LocalObjectRule(Rule):
     def declare_named_parameters(self, node: cst.FunctionDef, name: re.Pattern[str], marker: str) -> None:
         """Take the unannotated parameters of ``node`` whose name ``name`` finds as ``marker`` (a loader or an
         optimizer known only by how it is named: its findings are ``likely``)."""
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+        for param in named_parameters(node.params):
             if param.annotation is None and name.search(param.name.value):
                 self.locals.declare(param.name.value, marker)

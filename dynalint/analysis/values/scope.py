@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from dynalint.analysis.cst_walk import descendants, subclass_test
+from dynalint.analysis.cst_walk import descendants, named_parameters, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -120,7 +120,7 @@ class ValueScope:
                     dict(parent.structures) if parent else {}, set(parent.containers) if parent else set(),
                     held_tensor)
         params = node.params
-        ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+        ordered = named_parameters(params)
         is_forward = is_method and node.name.value == "forward"
         annotated = parameter_types or {}
         for index, param in enumerate(ordered):
@@ -525,7 +525,7 @@ class ValueScope:
             return Kind.UNKNOWN  # a Python list of 0-d tensors: ``structure`` gives its items
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
-        if resolved.startswith("math.") and resolved[len("math."):] in MATH_VALUE_READS:
+        if resolved in MATH_VALUE_READS:
             worst = max(args, default=Kind.CONST)  # ``math.sqrt(t)`` reads ``t``'s value; of a size, a size
             return Kind.DATA if worst.is_data_dependent else worst if worst <= Kind.META else Kind.UNKNOWN
         if resolved in CONST_BUILTINS:
