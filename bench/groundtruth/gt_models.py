@@ -240,6 +240,16 @@ BUILDER_MODULES: dict[str, str] = {
     "higher": "gt_higher",
     "torchxrayvision": "gt_torchxrayvision",
     "lpips": "gt_lpips",
+    # Joined the thirteenth pick before its score (it held 87 sites), built blind the same way.
+    "tntorch": "gt_tntorch",
+    "torchnmf": "gt_torchnmf",
+    "pytorch_msssim": "gt_pytorch_msssim",
+    "torchbnn": "gt_torchbnn",
+    "hypll": "gt_hypll",
+    "torch_lr_finder": "gt_torch_lr_finder",
+    "kmeans_pytorch": "gt_kmeans_pytorch",
+    "fast_pytorch_kmeans": "gt_fast_pytorch_kmeans",
+    "adabelief_pytorch": "gt_adabelief_pytorch",
 }
 
 

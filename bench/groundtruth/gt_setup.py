@@ -167,6 +167,15 @@ LIBRARIES: dict[str, str] = {
     "higher": "0.2.1",
     "torchxrayvision": "1.5.7",
     "lpips": "0.1.4",
+    "tntorch": "1.1.2",  # joined the thirteenth pick before its score, built blind: to adabelief-pytorch
+    "torchnmf": "0.3.5",
+    "pytorch-msssim": "1.0.0",
+    "torchbnn": "1.2",
+    "hypll": "0.1.1",
+    "torch-lr-finder": "0.2.2",
+    "kmeans-pytorch": "0.3",
+    "fast-pytorch-kmeans": "0.2.2",
+    "adabelief-pytorch": "0.2.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
