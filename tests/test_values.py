@@ -725,6 +725,68 @@ def test_numpy_in_compiled_code(body: str, flagged: set[str]) -> None:
     assert {f.code for f in findings} == flagged
 
 
+NUMPY_TRUTH = textwrap.dedent("""\
+    import numpy as np
+    import torch
+
+
+    def check(v, flags, tol, a, b):
+        if np.sqrt(v) > 1:
+            return 1
+        if np.any(flags):
+            return 2
+        err = np.abs(a - b)
+        if err > tol:
+            return 3
+        if -np.log2(v) > 5:
+            return 4
+        if 0.0 > min(np.sum(flags), abs(np.log(v))):
+            return 8
+        need = np.any(flags) or np.all(flags)
+        if need:
+            return 9
+        n = int(np.ceil(v))
+        if n > 2:
+            return 5
+        if float(np.sqrt(v)) > 1:
+            return 6
+        if np.isscalar(v):
+            return 7
+        return 0
+
+
+    @torch.compile(backend="eager")
+    def f(x):
+        return x + check(0.5, [False], 0.1, 1.0, 1.05)
+
+
+    f(torch.ones(2))
+""")
+
+
+def test_a_branch_on_what_a_numpy_function_gave_breaks_whatever_its_arguments() -> None:
+    """Dynamo runs NumPy as ``torch._numpy``, so ``np.sqrt(0.5)`` is a tensor to it: branching on it, on a name
+    bound to one or on arithmetic of one breaks (GB0170), while ``int()`` / ``float()`` of one of Python numbers
+    is folded (the torch test below measures both)."""
+    lines = NUMPY_TRUTH.splitlines()
+    findings = lint_source(NUMPY_TRUTH, "case.py", Config(select=("DYN102", "DYN104", "DYN210")))
+    assert [(f.code, lines[f.start.line - 1].strip()) for f in findings] == [
+        ("DYN102", "if np.sqrt(v) > 1:"), ("DYN102", "if np.any(flags):"), ("DYN102", "if err > tol:"),
+        ("DYN102", "if -np.log2(v) > 5:"), ("DYN102", "if 0.0 > min(np.sum(flags), abs(np.log(v))):"),
+        ("DYN102", "need = np.any(flags) or np.all(flags)"), ("DYN102", "if need:"), ("DYN210", "if np.isscalar(v):"),
+    ]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_a_branch_on_numpy_of_python_numbers() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "numpy", "source": NUMPY_TRUTH}])["numpy"]
+    assert result["error"] is None
+    findings = lint_source(NUMPY_TRUTH, "case.py", Config(select=("DYN102", "DYN104", "DYN210")))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 @pytest.mark.parametrize("test, line", [
     ("(\n        (x < 0).any()\n        or (y < 0).any()\n    )", 6),  # a call's jump: the ``if`` line
     ("(\n        x.sum() > 0\n        and y.sum() > 0\n    )", 7),  # a comparison's jump: its own line

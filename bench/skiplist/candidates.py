@@ -1,12 +1,12 @@
 """The calls ``derive.py`` measures: standard-library and third-party functions model code reaches for.
 
-Each entry is the name dynalint resolves a call to and one call of it, written against the names the
-measuring program defines (``x`` a float tensor argument, ``CFG`` a dict, ``conf`` a dataclass instance,
-``helper`` a plain function, ``TEXT`` a string). The modules are the ones torch's trace rules skip
-(``BUILTIN_SKIPLIST``, ``THIRDPARTY_SKIPLIST``), C extension modules (whose functions are
-``SkipFunctionVariable`` unless Dynamo models them), and the modules model code uses for config copying,
-serialization and introspection. A call Dynamo traces is kept in the table on purpose: the test checks
-that dynalint leaves it alone.
+Each entry is the name dynalint resolves a call to and one call of it, written against the names the measuring
+program defines (``x`` a float tensor argument, ``CFG`` a dict, ``conf`` a dataclass instance, ``helper`` a
+plain function, ``TEXT`` a string, ``LABELS``, ``PREDICTED``, ``SCORES`` and ``POINTS`` lists of classes,
+scores and points). The modules are the ones torch's trace rules skip (``BUILTIN_SKIPLIST``,
+``THIRDPARTY_SKIPLIST``), C extension modules (whose functions are ``SkipFunctionVariable`` unless Dynamo
+models them), and the modules model code uses for config copying, serialization and introspection. A call
+Dynamo traces is kept in the table on purpose: the test checks that dynalint leaves it alone.
 """
 
 from __future__ import annotations
@@ -135,6 +135,32 @@ CALLS: dict[str, str] = {
     "networkx.Graph": "networkx.Graph()",
     "networkx.path_graph": "networkx.path_graph(3)",
     "tabulate.tabulate": "tabulate.tabulate([[1, 2]])",
+    # scikit-learn and pandas, skipped whole by the trace rules: the metrics and estimators a training or
+    # evaluation loop reaches for (ignite's ROC_AUC, a clustering score), and the frames a forecaster builds
+    "sklearn.metrics.roc_auc_score": "sklearn.metrics.roc_auc_score(LABELS, SCORES)",
+    "sklearn.metrics.average_precision_score": "sklearn.metrics.average_precision_score(LABELS, SCORES)",
+    "sklearn.metrics.roc_curve": "sklearn.metrics.roc_curve(LABELS, SCORES)",
+    "sklearn.metrics.precision_recall_curve": "sklearn.metrics.precision_recall_curve(LABELS, SCORES)",
+    "sklearn.metrics.matthews_corrcoef": "sklearn.metrics.matthews_corrcoef(LABELS, PREDICTED)",
+    "sklearn.metrics.accuracy_score": "sklearn.metrics.accuracy_score(LABELS, PREDICTED)",
+    "sklearn.metrics.f1_score": "sklearn.metrics.f1_score(LABELS, PREDICTED)",
+    "sklearn.metrics.confusion_matrix": "sklearn.metrics.confusion_matrix(LABELS, PREDICTED)",
+    "sklearn.metrics.silhouette_score": "sklearn.metrics.silhouette_score(POINTS, LABELS)",
+    "sklearn.cluster.KMeans": "sklearn.cluster.KMeans(n_clusters=2)",
+    "sklearn.decomposition.PCA": "sklearn.decomposition.PCA(n_components=2)",
+    "sklearn.preprocessing.StandardScaler": "sklearn.preprocessing.StandardScaler()",
+    "sklearn.neighbors.NearestNeighbors": "sklearn.neighbors.NearestNeighbors(n_neighbors=2)",
+    "pandas.DataFrame": "pandas.DataFrame({'a': [1, 2]})",
+    "pandas.Series": "pandas.Series([1, 2])",
+    "pandas.concat": "pandas.concat([pandas.Series([1]), pandas.Series([2])])",
+    "pandas.isna": "pandas.isna(1.0)",
+    "pandas.to_numeric": "pandas.to_numeric(['1', '2'])",
+    "pandas.Timestamp": "pandas.Timestamp('2020-01-01')",
+    "pandas.date_range": "pandas.date_range('2020-01-01', periods=3)",
+    "pandas.Categorical": "pandas.Categorical(['a', 'b'])",
+    "pandas.get_dummies": "pandas.get_dummies(['a', 'b'])",
+    # a medical-imaging reader's conversion from NumPy (SWIG-wrapped C++): torchio's image writer
+    "SimpleITK.GetImageFromArray": "SimpleITK.GetImageFromArray(np.eye(3))",
     # optional accelerators libraries alias in place of a torch function (``einsum = partial(contract, ...)``)
     "opt_einsum.contract": "opt_einsum.contract('i,i->', x, x, backend='torch')",
     # SciPy: compiled code over NumPy arrays (a DETR matcher's linear_sum_assignment, a graph's components)

@@ -41,6 +41,10 @@ import torch
 CFG = {{"a": 1, "size": 2}}
 BLOB = pickle.dumps(CFG)
 TEXT = "aab"
+LABELS = [0, 1, 1, 0]
+PREDICTED = [0, 1, 0, 0]
+SCORES = [0.1, 0.8, 0.7, 0.3]
+POINTS = [[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]]
 
 
 def helper(a, b=1):

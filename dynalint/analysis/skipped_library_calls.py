@@ -9,6 +9,7 @@ the call) or ``inlined`` (Dynamo inlines it and breaks inside). DYN004 reads thi
 MEASURED_ON = "2.13.0"
 
 SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
+    "SimpleITK.GetImageFromArray": ("GB0007", "inlined"),
     "abc.get_cache_token": ("GB0007", "skipped"),
     "array.array": ("GB0147", "inlined"),
     "base64.b64encode": ("GB0007", "inlined"),
@@ -44,6 +45,15 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "os.path.exists": ("GB0007", "inlined"),
     "os.path.isfile": ("GB0007", "inlined"),
     "os.stat": ("GB0007", "skipped"),
+    "pandas.Categorical": ("GB0156", "skipped"),
+    "pandas.DataFrame": ("GB0008", "skipped"),
+    "pandas.Series": ("GB0008", "skipped"),
+    "pandas.Timestamp": ("GB0147", "skipped"),
+    "pandas.concat": ("GB0007", "skipped"),
+    "pandas.date_range": ("GB0007", "skipped"),
+    "pandas.get_dummies": ("GB0007", "skipped"),
+    "pandas.isna": ("GB0007", "skipped"),
+    "pandas.to_numeric": ("GB0007", "skipped"),
     "pickle.dumps": ("GB0007", "skipped"),
     "pickle.loads": ("GB0007", "skipped"),
     "pprint.pformat": ("GB0156", "inlined"),
@@ -66,6 +76,19 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "scipy.stats.entropy": ("GB0142", "inlined"),
     "shutil.which": ("GB0007", "inlined"),
     "signal.getsignal": ("GB0007", "inlined"),
+    "sklearn.cluster.KMeans": ("GB0008", "skipped"),
+    "sklearn.decomposition.PCA": ("GB0008", "skipped"),
+    "sklearn.metrics.accuracy_score": ("GB0007", "skipped"),
+    "sklearn.metrics.average_precision_score": ("GB0007", "skipped"),
+    "sklearn.metrics.confusion_matrix": ("GB0007", "skipped"),
+    "sklearn.metrics.f1_score": ("GB0007", "skipped"),
+    "sklearn.metrics.matthews_corrcoef": ("GB0007", "skipped"),
+    "sklearn.metrics.precision_recall_curve": ("GB0007", "skipped"),
+    "sklearn.metrics.roc_auc_score": ("GB0007", "skipped"),
+    "sklearn.metrics.roc_curve": ("GB0007", "skipped"),
+    "sklearn.metrics.silhouette_score": ("GB0007", "skipped"),
+    "sklearn.neighbors.NearestNeighbors": ("GB0008", "skipped"),
+    "sklearn.preprocessing.StandardScaler": ("GB0008", "skipped"),
     "socket.gethostname": ("GB0007", "skipped"),
     "statistics.mean": ("GB0134", "inlined"),
     "sys._getframe": ("GB0007", "skipped"),
@@ -86,7 +109,9 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
 # into them is taken to break, named by the GB id their calls logged most often, but for the calls of
 # theirs measured to trace (``TRACED_LIBRARY_CALLS``).
 SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {
+    "pandas": "GB0007",
     "scipy": "GB0007",
+    "sklearn": "GB0007",
 }
 
 # The measured calls of those packages that trace: pure-Python helpers (a type test, a class holding bounds).

@@ -376,6 +376,27 @@ NUMPY_TRACED: dict[str, frozenset[str]] = {
     }),
 }
 
+# The names of ``NUMPY_TRACED`` that are types, dtypes or questions about a shape or a type, not computations on
+# values; what is left gives an array Dynamo traces as a tensor, even of Python numbers (``numpy_array_function``).
+NUMPY_TYPES_AND_QUERIES = frozenset(
+    {"bool_", "byte", "cdouble", "complex128", "complex64", "complexfloating", "csingle", "double", "dtype", "finfo",
+     "float16", "float32", "float64", "floating", "generic", "half", "iinfo", "inexact", "int16", "int32", "int64",
+     "int8", "int_", "intc", "integer", "intp", "longlong", "ndarray", "number", "short", "signedinteger", "single",
+     "ubyte", "uint16", "uint32", "uint64", "uint8", "ulonglong", "unsignedinteger", "common_type", "min_scalar_type",
+     "issubdtype", "shape", "broadcast_shapes", "LinAlgError", "from_dlpack"}
+)
+
+
+def numpy_array_function(resolved: str | None) -> bool:
+    """Whether ``resolved`` (a qualified name) is a NumPy function ``torch._numpy`` runs that gives an array:
+    under Dynamo its answer is a tensor whatever the arguments (``np.sqrt(2)``, measured on torch 2.13)."""
+    if not resolved:
+        return False
+    module, _, name = resolved.rpartition(".")
+    return (name in NUMPY_TRACED.get(module, ()) and name not in NUMPY_TYPES_AND_QUERIES
+            and name not in NUMPY_NON_ARRAY_RESULTS and name not in NUMPY_DATA_COMPARISONS)
+
+
 # -- context managers Dynamo refuses (GB0142; measured one by one on torch 2.13, CPU) ------------------
 # ``with <call>:`` on these breaks the graph at the ``with``. Traced without a break, and so absent:
 # ``torch.no_grad``/``enable_grad``/``set_grad_enabled``/``inference_mode``, ``torch.autocast`` (and the

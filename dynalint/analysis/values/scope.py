@@ -39,6 +39,7 @@ from dynalint.analysis.torch_facts import (
     TENSOR_ATTRIBUTES,
     TENSOR_ONLY_METHODS,
     TorchResult,
+    numpy_array_function,
     torch_result,
 )
 from dynalint.analysis.values.lattice import Kind, ValueType, combined
@@ -60,6 +61,10 @@ _KIND_OF_RESULT = {
     TorchResult.TENSOR: Kind.TENSOR, TorchResult.METADATA: Kind.META, TorchResult.CONSTANT: Kind.CONST,
     TorchResult.UNKNOWN: Kind.UNKNOWN,
 }
+
+
+# Builtins whose answer is one of their arguments, or its magnitude: a NumPy value stays one (measured).
+_NUMPY_KEEPING_BUILTINS = frozenset({"builtins.min", "builtins.max", "builtins.abs"})
 
 
 @dataclass
@@ -96,6 +101,9 @@ class ValueScope:
     # Names bound to a NumPy array (``a = t.numpy()``, ``a = np.asarray(x)``), or narrowed to one by
     # ``if isinstance(a, np.ndarray):`` (``flow.py``).
     numpy_arrays: set[str] = field(default_factory=set)
+    # Names bound to what a NumPy function gives, whatever its arguments (``err = np.abs(a - b)``): Dynamo
+    # runs it as ``torch._numpy``, so its truth is a tensor's (``numpy_valued``).
+    numpy_values: set[str] = field(default_factory=set)
     # Names bound to a tensor's shape as a sequence (``dshape = list(data.shape)``): ``np.prod`` of one is
     # an array under Dynamo.
     shape_sequences: set[str] = field(default_factory=set)
@@ -207,6 +215,10 @@ class ValueScope:
                 self.numpy_arrays.add(target.value)
             else:
                 self.numpy_arrays.discard(target.value)
+            if kind is None and value is not None and self.numpy_valued(value):
+                self.numpy_values.add(target.value)
+            else:
+                self.numpy_values.discard(target.value)
             if kind is None and value is not None and self.is_shape_sequence(value):
                 self.shape_sequences.add(target.value)
             else:
@@ -427,7 +439,36 @@ class ValueScope:
         if type(node) is cst.Name and (node.value in self.containers or (
                 node.value in self.structures and self.structures[node.value].elements is not None)):
             return Kind.CONST
-        return self.kind(node)
+        kind = self.kind(node)
+        if not kind.is_data_dependent and self.numpy_valued(node):
+            return Kind.TENSOR
+        return kind
+
+    def numpy_valued(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` holds what a NumPy function ``torch._numpy`` runs gave, whatever its arguments: a
+        call, a name bound to one, or arithmetic, a comparison or an index of one. Dynamo traces it as a
+        tensor even of Python numbers, so branching on it breaks (``if np.sqrt(2) > 1``, ``if np.any(flags)``:
+        GB0170, measured on torch 2.13 for 25 functions); ``int()`` or ``float()`` of one of Python numbers
+        is folded instead (measured), which is why this is asked of truth only."""
+        node_type = type(node)
+        if node_type is cst.Name:
+            return node.value in self.numpy_values
+        if node_type is cst.Call:
+            resolved = self.resolve(node.func)
+            if resolved in _NUMPY_KEEPING_BUILTINS:  # ``min(np.sum(p), np.sum(q))``: one of them
+                return any(self.numpy_valued(a.value) for a in node.args)
+            return numpy_array_function(resolved)
+        if node_type is cst.BooleanOperation:  # ``a or b`` is one of them
+            return self.numpy_valued(node.left) or self.numpy_valued(node.right)
+        if node_type is cst.Comparison:
+            return self.numpy_valued(node.left) or any(self.numpy_valued(c.comparator) for c in node.comparisons)
+        if node_type is cst.BinaryOperation:
+            return self.numpy_valued(node.left) or self.numpy_valued(node.right)
+        if node_type is cst.UnaryOperation and not isinstance(node.operator, cst.Not):
+            return self.numpy_valued(node.expression)
+        if node_type is cst.Subscript:
+            return self.numpy_valued(node.value)
+        return False
 
     def _is_container(self, node: cst.BaseExpression) -> bool:
         """A Python container built by this expression: a display, a comprehension, ``list(...)``."""
