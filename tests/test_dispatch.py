@@ -1261,6 +1261,65 @@ def test_a_callback_handed_to_a_base_constructor_runs_where_the_base_calls_it() 
     assert set(reached(source)) == {"kappa", "plain", "built"}
 
 
+HANDED_METHOD = """
+    import torch
+
+
+    class Cell(torch.nn.Module):
+        def __init__(self, activation, state_fallback):
+            super().__init__()
+            self.activation = activation
+            self.state_fallback = state_fallback
+
+        def forward(self, x, state=None):
+            state = state if state is not None else self.state_fallback(x)
+            return self.activation(x, state)
+
+
+    def step(x, state):
+        return x + state
+
+
+    class LeakyCell(Cell):
+        def __init__(self):
+            super().__init__(activation=step, state_fallback=self.initial_state)
+
+        def initial_state(self, x):
+            print("leaky state")
+            return torch.zeros_like(x)
+
+        def unused_state(self, x):
+            print("unused state")
+            return torch.zeros_like(x)
+
+
+    class SpikingCell(LeakyCell):
+        def initial_state(self, x):
+            print("spiking state")
+            return torch.ones_like(x)
+
+
+    for cell in (LeakyCell(), SpikingCell()):
+        torch.compile(cell, backend="eager")(torch.ones(2))
+"""
+
+
+def test_a_bound_method_handed_to_a_base_constructor_runs_where_the_base_calls_it() -> None:
+    """norse's cells: ``super().__init__(state_fallback=self.initial_state)``, then the base's ``forward`` calls
+    ``self.state_fallback(x)``. The method is the handing class's, found through its MRO, or an override of it in
+    a class deriving from it; a method nobody hands over is not run."""
+    assert set(reached(HANDED_METHOD)) == {"leaky state", "spiking state"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_a_bound_method_handed_to_a_base_constructor() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "handed", "source": textwrap.dedent(HANDED_METHOD)}])["handed"]
+    assert result["error"] is None
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in lint(HANDED_METHOD)}
+
+
 def test_a_super_call_that_hands_arguments_up_still_runs_the_bases_method() -> None:
     # Recording what ``super().__init__(...)`` hands up must not lose the call itself: the base's ``__init__`` and
     # ``super().forward(x)`` run (torchode's modules, built in compiled code, broke at their bases' constructors).
