@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,47 @@ def test_a_package_taken_whole_spares_its_calls_measured_to_trace(line: str, fla
 def test_packages_the_trace_rules_skip_whole_are_taken_whole(imports: str, line: str) -> None:
     # scikit-learn and pandas are in torch 2.13's ``THIRDPARTY_SKIPLIST``: each of their calls measured broke.
     assert _dyn004_lines(imports, line) == [len(imports.splitlines()) + 6]
+
+
+OBJECT_METHODS = textwrap.dedent("""\
+    import networkx
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def f(x):
+        graph = networkx.Graph()
+        y = x + 1
+        graph.add_edge(1, 2)
+        n = graph.number_of_nodes()
+        text = "ab".upper()
+        return y + n + len(text)
+
+
+    f(torch.ones(2))
+""")
+
+
+@pytest.mark.parametrize("imports, body, flagged", [
+    ("from sklearn.cluster import KMeans", "km = KMeans(2)\n        km.fit(x)", [7, 8]),  # measured: GB0008 each
+    ("import pandas as pd", "df = pd.DataFrame({'a': name})\n        m = df.mean()", [7, 8]),
+    ("import SimpleITK as sitk", "t = sitk.ScaleTransform(3)\n        t.SetScale(x)", [7, 8]),  # GB0007 each
+    ("import zlib", "h = zlib.compressobj()\n        h.flush()", []),  # a standard-library object: not listed
+    ("from sklearn.cluster import KMeans", "km = KMeans(2) if name else other\n        km.fit(x)", [7]),  # not known
+])
+def test_a_method_of_an_object_a_skipped_package_built_breaks(imports: str, body: str, flagged: list[int]) -> None:
+    text = f"import torch\n{imports}\n\n\nclass Tagger(torch.nn.Module):\n    def forward(self, x, name, other):\n        {body}\n        return x\n"
+    assert [f.start.line for f in lint_source(text, "tagger.py") if f.code == "DYN004"] == flagged
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_each_method_of_an_object_a_skipped_package_built() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "graph", "source": OBJECT_METHODS}])["graph"]
+    assert result["error"] is None
+    found = {f.start.line for f in lint_source(OBJECT_METHODS, "graph.py") if f.code == "DYN004"}
+    assert found == {brk["line"] for brk in result["breaks"]} == {7, 9, 10}
 
 
 def test_a_local_function_with_a_listed_name_is_not_flagged() -> None:

@@ -159,8 +159,16 @@ CALLS: dict[str, str] = {
     "pandas.date_range": "pandas.date_range('2020-01-01', periods=3)",
     "pandas.Categorical": "pandas.Categorical(['a', 'b'])",
     "pandas.get_dummies": "pandas.get_dummies(['a', 'b'])",
-    # a medical-imaging reader's conversion from NumPy (SWIG-wrapped C++): torchio's image writer
+    # SimpleITK, SWIG-wrapped C++: torchio's image conversions and the transforms of its spatial augmentations
     "SimpleITK.GetImageFromArray": "SimpleITK.GetImageFromArray(np.eye(3))",
+    "SimpleITK.Image": "SimpleITK.Image(3, 3, SimpleITK.sitkFloat32)",
+    "SimpleITK.ScaleTransform": "SimpleITK.ScaleTransform(3)",
+    "SimpleITK.Euler3DTransform": "SimpleITK.Euler3DTransform()",
+    "SimpleITK.AffineTransform": "SimpleITK.AffineTransform(3)",
+    "SimpleITK.TranslationTransform": "SimpleITK.TranslationTransform(3)",
+    "SimpleITK.CompositeTransform": "SimpleITK.CompositeTransform(3)",
+    "SimpleITK.ResampleImageFilter": "SimpleITK.ResampleImageFilter()",
+    "SimpleITK.VersorRigid3DTransform": "SimpleITK.VersorRigid3DTransform()",
     # optional accelerators libraries alias in place of a torch function (``einsum = partial(contract, ...)``)
     "opt_einsum.contract": "opt_einsum.contract('i,i->', x, x, backend='torch')",
     # SciPy: compiled code over NumPy arrays (a DETR matcher's linear_sum_assignment, a graph's components)

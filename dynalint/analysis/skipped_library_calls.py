@@ -9,7 +9,15 @@ the call) or ``inlined`` (Dynamo inlines it and breaks inside). DYN004 reads thi
 MEASURED_ON = "2.13.0"
 
 SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
+    "SimpleITK.AffineTransform": ("GB0007", "inlined"),
+    "SimpleITK.CompositeTransform": ("GB0007", "inlined"),
+    "SimpleITK.Euler3DTransform": ("GB0007", "inlined"),
     "SimpleITK.GetImageFromArray": ("GB0007", "inlined"),
+    "SimpleITK.Image": ("GB0007", "inlined"),
+    "SimpleITK.ResampleImageFilter": ("GB0007", "inlined"),
+    "SimpleITK.ScaleTransform": ("GB0007", "inlined"),
+    "SimpleITK.TranslationTransform": ("GB0007", "inlined"),
+    "SimpleITK.VersorRigid3DTransform": ("GB0007", "inlined"),
     "abc.get_cache_token": ("GB0007", "skipped"),
     "array.array": ("GB0147", "inlined"),
     "base64.b64encode": ("GB0007", "inlined"),
@@ -109,6 +117,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
 # into them is taken to break, named by the GB id their calls logged most often, but for the calls of
 # theirs measured to trace (``TRACED_LIBRARY_CALLS``).
 SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {
+    "SimpleITK": "GB0007",
     "pandas": "GB0007",
     "scipy": "GB0007",
     "sklearn": "GB0007",

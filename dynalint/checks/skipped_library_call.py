@@ -24,28 +24,31 @@ from __future__ import annotations
 import libcst as cst
 
 from dynalint.analysis.native_modules import native_callee
-from dynalint.analysis.eager_library_calls import breaking_call
+from dynalint.analysis.eager_library_calls import breaking_call, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.lint.rule import Rule
+from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
 
 NATIVE_GB_IDS = ("GB0007", "GB0156")  # a C function's call, a Cython function's (measured)
+OBJECT_METHOD_GB_IDS = ("GB0008", "GB0007")  # a Python method of a skipped package's object, a SWIG one's (measured)
 
 
-class SkippedLibraryCall(Rule):
+class SkippedLibraryCall(LocalObjectRule):
     code = "DYN004"
     name = "skipped-library-call"
     message = "`{call}` cannot be traced by torch.compile ({gb} on torch {measured}): calling it in compiled code breaks the graph"
     help = "Compute it once outside the compiled code (in `__init__`, or before the call) and pass the result in"
     # The ids of the calls measured one by one; a package taken whole names its own per finding.
     gb_ids = tuple(sorted({gb_id for name, (gb_id, _) in SKIPPED_LIBRARY_CALLS.items()
-                           if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES} | set(NATIVE_GB_IDS)))
+                           if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES} | set(NATIVE_GB_IDS)
+                          | set(OBJECT_METHOD_GB_IDS)))
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         if resolved is None:
+            self._object_method(node)
             return
         written = resolved
         if resolved not in SKIPPED_LIBRARY_CALLS:  # ``from pkg.utils import einsum``, an alias of another call there
@@ -59,6 +62,17 @@ class SkippedLibraryCall(Rule):
         confidence = Confidence.LIKELY if self._through_optional_renaming(node.func, written) else None
         self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "", confidence=confidence,
                     call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
+
+    def _object_method(self, node: cst.Call) -> None:
+        """A method of an object a skipped package built, held by a local (``km = KMeans(2)``, then ``km.fit(x)``)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        built = self.locals.built(func.value)
+        if built is None or not skipped_object(built):
+            return
+        self.report(node, gb_ids=OBJECT_METHOD_GB_IDS, pattern="object", call=f"{built}(...).{func.attr.value}()",
+                    gb=" or ".join(OBJECT_METHOD_GB_IDS), measured=MEASURED_ON)
 
     def _native(self, node: cst.Call, resolved: str) -> None:
         """A call of a function (or class) of a compiled extension module."""
