@@ -777,6 +777,28 @@ def test_a_branch_on_what_a_numpy_function_gave_breaks_whatever_its_arguments() 
     ]
 
 
+def test_a_name_bound_to_a_numpy_value_in_one_branch_is_not_one_in_the_other() -> None:
+    # POT's ``if m is None: m = min(np.sum(p), np.sum(q))`` / ``elif m < 0``: the ``elif`` sees the parameter
+    # (measured on torch 2.13: no break there); after the ``if`` either may hold.
+    source = textwrap.dedent("""\
+        import numpy as np
+        import torch
+
+
+        @torch.compile
+        def f(x, m, p):
+            if m is None:
+                m = np.sum(p)
+            elif m < 0:
+                m = 0.0
+            if m > 3:
+                x = x + 1
+            return x
+    """)
+    found = lint_source(source, "case.py", Config(select=("DYN102",)))
+    assert [f.start.line for f in found] == [11]
+
+
 @pytest.mark.torch
 def test_dynamo_breaks_on_a_branch_on_numpy_of_python_numbers() -> None:
     from conftest import run_snippets

@@ -47,6 +47,8 @@ class ValueFlow:
         # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
         self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
         self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
+        # ``if`` statements being walked: id -> the names bound to NumPy values before it, and at the end of its body.
+        self._numpy_branches: dict[int, tuple[set[str], set[str] | None]] = {}
         # Comprehensions being walked: id -> what their target names held outside them.
         self._comprehension_saved: dict[int, list[tuple[str, Kind | None, ValueType | None]]] = {}
 
@@ -62,6 +64,7 @@ class ValueFlow:
         if type(node) is cst.If:
             self._narrow(node, values)
             self._branches[id(node)] = (dict(values.env), None)
+            self._numpy_branches[id(node)] = (set(values.numpy_values), None)
             self._body_of[id(node.body)] = id(node)
         elif type(node) is cst.For:
             values.bind_loop_target(node.target, node.iter)
@@ -84,6 +87,8 @@ class ValueFlow:
             self._end_of_body(self._body_of.pop(id(node)), values)
         elif type(node) is cst.If and id(node) in self._branches:
             self._join_branches(self._branches.pop(id(node)), values)
+            _, numpy_in_body = self._numpy_branches.pop(id(node))
+            values.numpy_values |= numpy_in_body or set()
             self._narrow_after_exit(node, values)
 
     @staticmethod
@@ -129,6 +134,10 @@ class ValueFlow:
         self._branches[statement] = (before, dict(values.env))
         values.env.clear()
         values.env.update(before)
+        numpy_before, _ = self._numpy_branches[statement]
+        self._numpy_branches[statement] = (numpy_before, set(values.numpy_values))
+        values.numpy_values.clear()
+        values.numpy_values.update(numpy_before)
 
     @staticmethod
     def _join_branches(branches: tuple[dict[str, Kind], dict[str, Kind] | None], values: ValueScope) -> None:
