@@ -777,6 +777,56 @@ def test_a_branch_on_what_a_numpy_function_gave_breaks_whatever_its_arguments() 
     ]
 
 
+DYNAMIC_BUFFERS = textwrap.dedent("""\
+    import torch
+
+
+    class Norm(torch.nn.Module):
+        def __init__(self, order):
+            super().__init__()
+            self._order = order
+            for id in order:
+                self.register_buffer(f"{id}_indices", torch.LongTensor([0, 2]))
+                self.register_buffer(f"{id}_size", torch.tensor(2))
+            self.register_parameter("scale_w", torch.nn.Parameter(torch.ones(2)))
+
+        def forward(self, x):
+            w = getattr(self, "scale_w")
+            if w.sum() < 0:
+                x = x - 1
+            if getattr(self, "_order"):
+                x = x + 0
+            for id in self._order:
+                indices = getattr(self, f"{id}_indices")
+                x = x[:, indices[0]:indices[1]] * 2
+            return x
+
+
+    torch.compile(Norm(["a", "b"]), backend="eager")(torch.ones(2, 3))
+""")
+
+
+def test_getattr_of_a_buffer_registered_under_a_built_name_is_a_tensor() -> None:
+    """e2cnn's ``register_buffer(f"{id}_indices", ...)``, then ``getattr(self, f"{id}_indices")`` in ``forward``:
+    a tensor, whose items bound a slice (measured on torch 2.13: GB0124). ``register_parameter`` and a
+    constant name count too; an attribute registered as neither does not."""
+    lines = DYNAMIC_BUFFERS.splitlines()
+    findings = lint_source(DYNAMIC_BUFFERS, "case.py", Config(select=("DYN102", "DYN103")))
+    assert [(f.code, lines[f.start.line - 1].strip()) for f in findings] == [
+        ("DYN102", "if w.sum() < 0:"), ("DYN103", "x = x[:, indices[0]:indices[1]] * 2"),
+    ]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_buffers_read_through_getattr() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "buffers", "source": DYNAMIC_BUFFERS}])["buffers"]
+    assert result["error"] is None
+    findings = lint_source(DYNAMIC_BUFFERS, "case.py", Config(select=("DYN102", "DYN103")))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 def test_a_name_bound_to_a_numpy_value_in_one_branch_is_not_one_in_the_other() -> None:
     # POT's ``if m is None: m = min(np.sum(p), np.sum(q))`` / ``elif m < 0``: the ``elif`` sees the parameter
     # (measured on torch 2.13: no break there); after the ``if`` either may hold.

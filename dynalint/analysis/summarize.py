@@ -18,7 +18,14 @@ from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor, te
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.eager_library_calls import runs_eagerly
-from dynalint.analysis.summary import UNREAD_ARGUMENTS, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.summary import (
+    UNREAD_ARGUMENTS,
+    ClassSummary,
+    CompileSite,
+    FunctionSummary,
+    ModuleSummary,
+    attribute_pattern,
+)
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     COLLECTIVES,
@@ -583,14 +590,14 @@ class _Summarizer(ast.NodeVisitor):
         if (
             function is not None
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "register_buffer"
+            and node.func.attr in ("register_buffer", "register_parameter")
             and dotted_name(node.func.value) == "self"
             and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
             and function.class_name in self.summary.classes
         ):
-            self.summary.classes[function.class_name].tensor_attrs.add(node.args[0].value)
+            registered = _registered_name(node.args[0])
+            if registered is not None:
+                self.summary.classes[function.class_name].tensor_attrs.add(registered)
         self.generic_visit(node)
 
     def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
@@ -739,3 +746,13 @@ def _container_elements(arg: ast.expr) -> list[ast.Call]:
     if isinstance(arg, ast.Call):
         return [arg]
     return []
+
+
+def _registered_name(name: ast.expr) -> str | None:
+    """The name ``register_buffer(name, ...)`` registers, or the ``attribute_pattern`` of an f-string one."""
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return name.value
+    if isinstance(name, ast.JoinedStr):
+        return attribute_pattern([part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else None
+                                  for part in name.values])
+    return None

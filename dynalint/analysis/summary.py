@@ -20,6 +20,13 @@ from dynalint.model.dynamo_settings import CompileSettings
 Slot = int | str  # a positional argument's index, or a keyword argument's name
 
 
+def attribute_pattern(parts: list[str | None]) -> str:
+    """How ``tensor_attrs`` keeps a name built by an f-string: its text with ``{}`` for each value put in
+    (``f"{id}_indices"`` -> ``{}_indices``), which no identifier can clash with. ``parts`` are the f-string's
+    pieces in order, ``None`` for each value."""
+    return "".join("{}" if part is None else part for part in parts)
+
+
 # What a call passes, as ``call_arguments`` reads it: a plain tuple, which unpickles in C (a tree has
 # tens of thousands): (Python-valued slots, (slot, callee, element) of calls' results, splat, mask slots,
 # every slot written, tensor slots, (slot, parameter) of the caller's ``None``-default parameters passed
@@ -166,7 +173,7 @@ class ClassSummary(_PickledAsTuple):
     lineno: int
     bases: list[str]  # qualified where the import table knows them, else as written
     attr_types: dict[str, str] = field(default_factory=dict)  # self.attr -> class as written
-    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers (``attribute_pattern``)
     container_items: dict[str, list[str]] = field(default_factory=dict)  # self.layers -> [Block]
     attr_sources: dict[str, list[str]] = field(default_factory=dict)  # every value self.attr is given
     decorators: list[str] = field(default_factory=list)

@@ -19,6 +19,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants, named_parameters, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
+from dynalint.analysis.summary import attribute_pattern
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     AUTOGRAD_CALLS,
@@ -450,23 +451,22 @@ class ValueScope:
         tensor even of Python numbers, so branching on it breaks (``if np.sqrt(2) > 1``, ``if np.any(flags)``:
         GB0170, measured on torch 2.13 for 25 functions); ``int()`` or ``float()`` of one of Python numbers
         is folded instead (measured), which is why this is asked of truth only."""
-        node_type = type(node)
-        if node_type is cst.Name:
+        if type(node) is cst.Name:
             return node.value in self.numpy_values
-        if node_type is cst.Call:
+        if type(node) is cst.Call:
             resolved = self.resolve(node.func)
             if resolved in _NUMPY_KEEPING_BUILTINS:  # ``min(np.sum(p), np.sum(q))``: one of them
                 return any(self.numpy_valued(a.value) for a in node.args)
             return numpy_array_function(resolved)
-        if node_type is cst.BooleanOperation:  # ``a or b`` is one of them
+        if type(node) is cst.BooleanOperation:  # ``a or b`` is one of them
             return self.numpy_valued(node.left) or self.numpy_valued(node.right)
-        if node_type is cst.Comparison:
+        if type(node) is cst.Comparison:
             return self.numpy_valued(node.left) or any(self.numpy_valued(c.comparator) for c in node.comparisons)
-        if node_type is cst.BinaryOperation:
+        if type(node) is cst.BinaryOperation:
             return self.numpy_valued(node.left) or self.numpy_valued(node.right)
-        if node_type is cst.UnaryOperation and not isinstance(node.operator, cst.Not):
+        if type(node) is cst.UnaryOperation and not isinstance(node.operator, cst.Not):
             return self.numpy_valued(node.expression)
-        if node_type is cst.Subscript:
+        if type(node) is cst.Subscript:
             return self.numpy_valued(node.value)
         return False
 
@@ -514,6 +514,18 @@ class ValueScope:
         if type(node) is cst.NamedExpr:
             return self.kind(node.value)
         return Kind.UNKNOWN
+
+    def _self_attribute_named(self, name: cst.BaseExpression) -> bool:
+        """``getattr(self, name)`` of a parameter or buffer: a name registered as written, or an f-string of the
+        shape one was registered under (e2cnn's ``register_buffer(f"{id}_indices", ...)``, then
+        ``getattr(self, f"{id}_indices")``)."""
+        if type(name) is cst.SimpleString:
+            return name.evaluated_value in self.tensor_attrs
+        if type(name) is cst.FormattedString:
+            return attribute_pattern(
+                [part.value if type(part) is cst.FormattedStringText else None for part in name.parts]
+            ) in self.tensor_attrs
+        return False
 
     def _attribute(self, node: cst.Attribute) -> Kind:
         attr = node.attr.value
@@ -564,6 +576,9 @@ class ValueScope:
             return Kind.META if args and (args[0].is_tensor_like or args[0] in (Kind.META, Kind.INPUT)) else Kind.UNKNOWN
         if resolved in SPLITTING_BUILTINS and args and args[0].is_tensor_like:
             return Kind.UNKNOWN  # a Python list of 0-d tensors: ``structure`` gives its items
+        if (resolved == "builtins.getattr" and len(node.args) == 2 and type(node.args[0].value) is cst.Name
+                and node.args[0].value.value == "self" and self._self_attribute_named(node.args[1].value)):
+            return Kind.TENSOR
         if resolved in PASSTHROUGH_BUILTINS:
             return max(args, default=Kind.UNKNOWN)
         if resolved in MATH_VALUE_READS:
