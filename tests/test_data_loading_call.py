@@ -145,3 +145,31 @@ def test_a_parameter_whose_union_allows_a_loader_is_likely_one() -> None:
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN510",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(10, "likely"), (11, "likely")]
+
+
+def test_an_attribute_given_a_declared_loader_is_one() -> None:
+    """laplace's ``FunctionalLaplace.fit(self, train_loader: DataLoader)`` stores ``self.train_loader = train_loader``
+    and a later method loops over it: the loop broke (GB0008, torch 2.13, on the ground-truth bench and in a
+    probe). An attribute stored from a parameter of another type is not taken for a loader."""
+    source = """
+        import torch
+        from torch.utils.data import DataLoader
+
+
+        class Approx:
+            def fit(self, train_loader: DataLoader, rows: list) -> None:
+                train_loader = self._subset(train_loader)
+                self.train_loader = train_loader
+                self.rows = rows
+
+            def _subset(self, loader: DataLoader) -> DataLoader:
+                return loader
+
+            @torch.compile
+            def variance(self, x):
+                out = [xb.sum() * x for xb, _ in self.train_loader]
+                for row in self.rows:
+                    out.append(row * x)
+                return out
+    """
+    assert flagged(source) == [(17, "iter(self.train_loader)")]

@@ -72,9 +72,15 @@ class DataLoadingCall(LocalObjectRule):
         super().visit_Assign(node)
 
     def visit_For(self, node: cst.For) -> None:
-        if self._data(node.iter):
-            self.report(node.iter, confidence=self._sureness(node.iter),
-                        call=f"iter({cst.Module([]).code_for_node(node.iter)})")
+        self._iterated(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._iterated(node.iter)  # ``[f(b) for b in loader]``: the same ``iter()`` (GB0008, measured)
+
+    def _iterated(self, iterable: cst.BaseExpression) -> None:
+        if self._data(iterable):
+            self.report(iterable, confidence=self._sureness(iterable),
+                        call=f"iter({cst.Module([]).code_for_node(iterable)})")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._data(node.value) not in (None, "DataLoader", ITERATOR):
@@ -106,5 +112,8 @@ class DataLoadingCall(LocalObjectRule):
             return ITERATOR
         if built == NAMED_LOADER:
             return "DataLoader"
-        return data_class(built or constructed_by(self.context, node))
+        found = data_class(built or constructed_by(self.context, node))
+        if found is None and isinstance(node, cst.Attribute):  # ``self.loader = loader`` with ``loader: DataLoader``
+            found = next((d for d in map(data_class, self.context.declared(node)) if d), None)
+        return found
 
