@@ -764,6 +764,45 @@ NUMPY_TRUTH = textwrap.dedent("""\
 """)
 
 
+NUMPY_MODULES = textwrap.dedent("""\
+    import numpy as np
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def f(x):
+        xs, ws = np.polynomial.legendre.leggauss(3)
+        w = np.lib.stride_tricks.sliding_window_view(np.arange(5), 2)
+        np.testing.assert_allclose(1.0, 1.0)
+        m = np.ma.masked_array([1.0, 2.0])
+        y = np.fft.fft(np.ones(4))
+        return x + 1
+
+
+    f(torch.ones(2))
+""")
+
+
+def test_a_function_of_a_numpy_module_torch_numpy_does_not_map_breaks() -> None:
+    # xitorch's ``np.polynomial.legendre.leggauss(n)`` (GB0007 on the ground-truth bench); ``np.fft`` is mapped.
+    lines = NUMPY_MODULES.splitlines()
+    findings = lint_source(NUMPY_MODULES, "case.py", Config(select=("DYN210",)))
+    assert [lines[f.start.line - 1].strip().split("(")[0] for f in findings] == [
+        "xs, ws = np.polynomial.legendre.leggauss", "w = np.lib.stride_tricks.sliding_window_view",
+        "np.testing.assert_allclose", "m = np.ma.masked_array",
+    ]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_functions_of_numpy_modules_it_does_not_map() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "modules", "source": NUMPY_MODULES}])["modules"]
+    assert result["error"] is None
+    findings = lint_source(NUMPY_MODULES, "case.py", Config(select=("DYN210",)))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 def test_a_branch_on_what_a_numpy_function_gave_breaks_whatever_its_arguments() -> None:
     """Dynamo runs NumPy as ``torch._numpy``, so ``np.sqrt(0.5)`` is a tensor to it: branching on it, on a name
     bound to one or on arithmetic of one breaks (GB0170), while ``int()`` / ``float()`` of one of Python numbers

@@ -4,7 +4,9 @@ Torch 2.13 traces NumPy code by running ``torch._numpy`` in its place, so ``np.e
 in the graph; a function of ``numpy``, ``numpy.fft`` or ``numpy.linalg`` that ``torch._numpy`` lacks
 (``np.isin``, ``np.setdiff1d``, ``np.lexsort``) breaks when called from compiled code, even on
 constants (measured). Which functions are traced is data in ``torch_facts.NUMPY_TRACED``; ``numpy.random``
-is DYN205's.
+is DYN205's. A function of any other NumPy module (``np.polynomial.legendre.leggauss``, ``np.testing``,
+``np.ma``, ``np.lib.stride_tricks``) is skipped with the rest of NumPy, a package the trace rules skip:
+it breaks at the call (GB0007, or GB0156 for a C method; measured on torch 2.13).
 
 Traced is not always kept: ``torch._numpy`` answers some functions with a Python value (``np.isscalar``,
 ``np.ndim``, ``np.size``, ``np.result_type``...), which Dynamo cannot hand back from the graph (GB0208), or
@@ -41,7 +43,7 @@ class NumpyCall(Rule):
     name = "numpy-call"
     message = "`{call}` in compiled code breaks the graph: {why}"
     help = "Use the torch equivalent (`torch.isin`, `torch.unique`, ...), or call NumPy before or after the compiled function"
-    gb_ids = ("GB0294", "GB0208", "GB0033", "GB0157")
+    gb_ids = ("GB0294", "GB0208", "GB0033", "GB0157", "GB0007", "GB0156")
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -56,6 +58,11 @@ class NumpyCall(Rule):
         shown = f"{resolved.replace('numpy.', 'np.', 1)}()"
         if traced is not None and function not in traced and not function.startswith("_"):
             self.report(node, gb_ids=("GB0294",), pattern=resolved, call=shown, why=_UNTRACED)
+        elif traced is None and not module.startswith("numpy.random") and not function.startswith("_"):
+            # ``np.polynomial.legendre.leggauss``, ``np.testing``, ``np.ma``: modules ``torch._numpy`` does not map,
+            # so the trace rules skip them with the rest of NumPy (GB0007; GB0156 for a C method, measured).
+            self.report(node, gb_ids=("GB0007", "GB0156"), pattern="submodule", call=shown,
+                        why="its module is not one torch.compile maps onto torch._numpy, so it is skipped")
         elif module == "numpy" and function in NUMPY_NON_ARRAY_RESULTS:
             self.report(node, gb_ids=("GB0208",), pattern=resolved, call=shown,
                         why="its answer is a Python value, which the graph cannot return")
