@@ -764,6 +764,56 @@ NUMPY_TRUTH = textwrap.dedent("""\
 """)
 
 
+DECLARED_COPIES = textwrap.dedent("""\
+    import copy
+    from typing import Dict, List
+
+    import torch
+
+
+    def set_default_option(defopt: Dict, opt: Dict) -> Dict:
+        res = copy.copy(defopt)
+        res.update(opt)
+        return res
+
+
+    def shallow(items: List[int], pair: tuple, n: int, plain):
+        a = copy.copy(items)
+        b = copy.copy(pair)
+        c = copy.copy(n)
+        d = copy.copy(plain)
+        return a, b, c, d
+
+
+    @torch.compile(backend="eager")
+    def f(x):
+        o = set_default_option({"a": 1}, {"b": 2})
+        a, b, c, d = shallow([1, 2], (1, 2), 3, "text")
+        return x + o["a"] + c
+
+
+    f(torch.ones(2))
+""")
+
+
+def test_a_shallow_copy_of_a_parameter_declared_a_dict_or_list_breaks() -> None:
+    """xitorch's ``set_default_option(defopt: Dict, ...)`` runs ``copy.copy(defopt)`` (GB0007 on the ground-truth
+    bench). A tuple, an int or an undeclared parameter is not taken for a container (the torch test measures)."""
+    lines = DECLARED_COPIES.splitlines()
+    findings = lint_source(DECLARED_COPIES, "case.py", Config(select=("DYN207",)))
+    assert [lines[f.start.line - 1].strip() for f in findings] == ["res = copy.copy(defopt)", "a = copy.copy(items)"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_a_shallow_copy_of_a_dict_or_list_argument() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "copies", "source": DECLARED_COPIES}])["copies"]
+    assert result["error"] is None
+    findings = lint_source(DECLARED_COPIES, "case.py", Config(select=("DYN207",)))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 NUMPY_MODULES = textwrap.dedent("""\
     import numpy as np
     import torch

@@ -3,7 +3,8 @@
 Page: ``rules/DYN207-copy-call.md``. Whether the copy breaks depends on what is copied (measured on torch
 2.13): ``deepcopy`` breaks when the object holds a tensor or is an ``nn.Module``, and is traced for plain
 Python data; ``copy.copy`` breaks on tensors, modules, lists, dicts and sets, and is traced for tuples,
-numbers and plain objects. The argument's kind comes from the value analysis. A value of unknown type
+numbers and plain objects. The argument's kind comes from the value analysis, or, for a parameter, from its
+annotation (``defopt: Dict``). A value of unknown type
 is not reported, since a config dict (the common case) copies without a break; a bare ``forward``
 input is, at ``likely`` confidence, since it is almost always a tensor or a batch of them.
 """
@@ -19,6 +20,11 @@ from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
 
 SHALLOW_BREAKING_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set"})
+# A parameter annotated as one of these holds a list, dict or set (``defopt: Dict``, ``opts: dict[str, int]``).
+DECLARED_CONTAINERS = {
+    "builtins.dict": "a dict", "typing.Dict": "a dict", "builtins.list": "a list", "typing.List": "a list",
+    "builtins.set": "a set", "typing.Set": "a set",
+}
 
 
 class CopyCall(Rule):
@@ -75,6 +81,9 @@ class CopyCall(Rule):
         built = self.context.resolve(arg.func) if isinstance(arg, cst.Call) else constructed_by(self.context, arg)
         if built in SHALLOW_BREAKING_BUILTINS:  # ``list(...)`` in place, or a module-level ``NAME = dict(...)``
             return f"a {built.removeprefix('builtins.')}", Confidence.CERTAIN
+        declared = self.context.annotation(arg.value) if isinstance(arg, cst.Name) else None
+        if declared is not None and declared.name in DECLARED_CONTAINERS:  # xitorch's ``defopt: Dict``
+            return DECLARED_CONTAINERS[declared.name], Confidence.CERTAIN
         return None
 
 
