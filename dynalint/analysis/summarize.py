@@ -208,6 +208,7 @@ class _Summarizer(ast.NodeVisitor):
         self.guard_functions: set[str] = set()  # module-level ``def is_tracing(): return is_compiling()``
         self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {}  # ``visit_<type>`` methods
         self._depth = 0  # of the node being visited
+        self._set_plainly: dict[str, set[str]] = {}  # class -> names ``setattr(self, name, <not a tensor>)`` sets
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
         self._arguments: list[FunctionArguments] = []  # per enclosing function: what its calls are passed
         self._called_attributes: set[int] = set()  # ``obj.method`` nodes that are called, not read
@@ -321,6 +322,9 @@ class _Summarizer(ast.NodeVisitor):
         self._push(("class", node.name))
         self.generic_visit(node)
         self._pop()
+        # A name registered as a buffer on one path and ``setattr`` to a plain value on another (e2cnn's
+        # ``setattr(self, f"{name}_indices", [lo, hi])`` for contiguous fields): not known to be a tensor.
+        self.summary.classes[qualname].tensor_attrs -= self._set_plainly.pop(qualname, set())
 
     def _has_optional_keys(self, node: ast.ClassDef) -> bool:
         """``class M(TypedDict, total=False)``, or a field ``b: NotRequired[Tensor]`` in its body."""
@@ -598,6 +602,12 @@ class _Summarizer(ast.NodeVisitor):
             registered = _registered_name(node.args[0])
             if registered is not None:
                 self.summary.classes[function.class_name].tensor_attrs.add(registered)
+        if (function is not None and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                and len(node.args) == 3 and dotted_name(node.args[0]) == "self" and function.class_name is not None
+                and not self._makes_tensor(node.args[2])):
+            named = _registered_name(node.args[1])
+            if named is not None:
+                self._set_plainly.setdefault(function.class_name, set()).add(named)
         self.generic_visit(node)
 
     def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
