@@ -764,6 +764,43 @@ NUMPY_TRUTH = textwrap.dedent("""\
 """)
 
 
+NUMPY_SHAPES = textwrap.dedent("""\
+    import numpy as np
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def f(x, v):
+        (axes,) = np.where([v > 0.0, v < 0.0])
+        i = np.argwhere([v, 0.0])
+        j = np.flatnonzero([v, 0.0])
+        k = np.unique([v, v], axis=0)
+        w = np.where([True, False], 1.0, 2.0)
+        n = np.nonzero([v, 0.0])
+        return x + 1
+
+
+    f(torch.ones(2), 2.5)
+""")
+
+
+def test_numpy_functions_whose_output_size_depends_on_values_break_on_python_lists_too() -> None:
+    # torchio's ``(axes,) = np.where(axes_to_flip_hot)``, POT's ``np.where(np.min(M, axis=1) < eps)[0]``: GB0036.
+    lines = NUMPY_SHAPES.splitlines()
+    findings = lint_source(NUMPY_SHAPES, "case.py", Config(select=("DYN105", "DYN210")))
+    assert [lines[f.start.line - 1].strip().split(" = ")[0] for f in findings] == ["(axes,)", "i", "j", "k", "n"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_numpy_functions_of_value_dependent_size() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "shapes", "source": NUMPY_SHAPES}])["shapes"]
+    assert result["error"] is None
+    findings = lint_source(NUMPY_SHAPES, "case.py", Config(select=("DYN105", "DYN210")))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 DECLARED_COPIES = textwrap.dedent("""\
     import copy
     from typing import Dict, List

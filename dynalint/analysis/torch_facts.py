@@ -158,6 +158,9 @@ TENSOR_RESULT_METHODS = TENSOR_ONLY_METHODS - META_METHODS - {"to", "cpu", "cuda
 # Ops whose output size depends on tensor values (functions as ``torch.<name>``, and methods).
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{name}" for name in DYNAMIC_SHAPE_OPS)
+# NumPy's, which ``torch._numpy`` runs as the torch ops above whatever their arguments, Python lists of numbers
+# included (GB0036, measured on torch 2.13); ``np.where`` with the condition alone is ``nonzero`` too.
+NUMPY_DYNAMIC_SHAPE_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})
 # Elementwise predicates: their result is a bool tensor (a mask).
 BOOL_PREDICATES = frozenset(
     {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "isclose", "signbit", "logical_and", "logical_or",

@@ -7,7 +7,9 @@ every call in compiled code passes a mask (``LintContext.passed_masks``), a help
 on every ``return`` (``LintContext.returns_mask``), and a name that is a mask on one branch and of
 unknown dtype on the other, all at ``likely``. A name is no evidence, except for an entry point's inputs,
 which nothing in the tree made: there ``text_mask`` is taken for a mask at ``likely``. Mask *assignment* (``y[mask] = v``)
-does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged.
+does not break and is skipped; ``y[mask] += v`` reads ``y[mask]`` first and is flagged. NumPy's ``nonzero``,
+``argwhere``, ``flatnonzero``, ``unique`` and one-argument ``where`` are flagged whatever their arguments:
+``torch._numpy`` runs them as the torch ops, on Python lists too.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
-from dynalint.analysis.torch_facts import BOOL_DTYPES, BOOL_PREDICATES, DYNAMIC_SHAPE_FUNCTIONS, DYNAMIC_SHAPE_OPS
+from dynalint.analysis.torch_facts import (
+    BOOL_DTYPES,
+    BOOL_PREDICATES,
+    DYNAMIC_SHAPE_FUNCTIONS,
+    DYNAMIC_SHAPE_OPS,
+    NUMPY_DYNAMIC_SHAPE_FUNCTIONS,
+)
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
 from dynalint.lint.rule import Rule
@@ -197,10 +205,10 @@ class DynamicOutputShape(Rule):
             self._summed[id(func.value)] = node  # ``x[mask].sum()``: the fix sums without selecting
         resolved = self.context.resolve(func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if resolved in DYNAMIC_SHAPE_FUNCTIONS:
-            self.report(node, construct=f"`{resolved}()`")
-        elif resolved == "torch.where" and len(node.args) == 1 and len(positional) == 1:
-            self.report(node, construct="`torch.where(condition)`")
+        if resolved in DYNAMIC_SHAPE_FUNCTIONS or resolved in NUMPY_DYNAMIC_SHAPE_FUNCTIONS:
+            self.report(node, construct=f"`{resolved.replace('numpy.', 'np.', 1)}()`")
+        elif resolved in ("torch.where", "numpy.where") and len(node.args) == 1 and len(positional) == 1:
+            self.report(node, construct=f"`{resolved.replace('numpy.', 'np.', 1)}(condition)`")
         elif resolved == "torch.repeat_interleave":
             # ``repeat_interleave(input, repeats)`` or ``repeat_interleave(repeats)``
             self._repeat_interleave(node, positional[1] if len(positional) > 1 else next(iter(positional), None))
