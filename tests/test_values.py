@@ -764,6 +764,46 @@ NUMPY_TRUTH = textwrap.dedent("""\
 """)
 
 
+MAPPED_CONVERSIONS = textwrap.dedent("""\
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def f(edges: torch.Tensor, x):
+        v1, v2 = map(int, edges[0])
+        return x + v1 + v2
+
+
+    @torch.compile(backend="eager")
+    def g(x: torch.Tensor, sizes: list):
+        counts = list(map(int, sizes))
+        widths = list(map(float, x))
+        return x + widths[0] + counts[0]
+
+
+    f(torch.tensor([[0, 1], [1, 2]]), torch.ones(2))
+    g(torch.ones(2), [1, 2])
+""")
+
+
+def test_a_conversion_mapped_over_a_tensor_reads_its_values() -> None:
+    # pyro's ``v1, v2 = map(int, edges[e])`` (GB0124 on the ground-truth bench); a list's ``map(int, ...)`` traces.
+    lines = MAPPED_CONVERSIONS.splitlines()
+    findings = lint_source(MAPPED_CONVERSIONS, "case.py", Config(select=("DYN104",)))
+    assert [lines[f.start.line - 1].strip() for f in findings] == [
+        "v1, v2 = map(int, edges[0])", "widths = list(map(float, x))"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_a_conversion_mapped_over_a_tensor() -> None:
+    from conftest import run_snippets
+
+    result = run_snippets([{"id": "mapped", "source": MAPPED_CONVERSIONS}])["mapped"]
+    assert result["error"] is None
+    findings = lint_source(MAPPED_CONVERSIONS, "case.py", Config(select=("DYN104",)))
+    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+
+
 NUMPY_SHAPES = textwrap.dedent("""\
     import numpy as np
     import torch

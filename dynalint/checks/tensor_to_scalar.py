@@ -1,5 +1,5 @@
-"""DYN104 ``tensor-to-scalar``: ``int(t)``, ``float(t)``, ``complex(t)``, and a tensor given to a torch op's
-Python-number argument (``torch.add(a, b, alpha=t)``). Page: ``rules/DYN104-tensor-to-scalar.md``.
+"""DYN104 ``tensor-to-scalar``: ``int(t)``, ``float(t)``, ``complex(t)`` (``map(int, t)`` too), and a tensor given
+to a torch op's Python-number argument (``torch.add(a, b, alpha=t)``). Page: ``rules/DYN104-tensor-to-scalar.md``.
 
 ``bool(t)`` is DYN102's (it is a branch in disguise). A conversion inside a slice bound that DYN103
 reports is reported here too; DYN103 supersedes it, so the engine keeps only the slice's finding
@@ -45,6 +45,8 @@ class TensorToScalar(TensorArithmeticRule):
         if call is None:
             if resolved in MATH_VALUE_READS:
                 self._math_function(node, resolved)
+            elif resolved == "builtins.map":
+                self._mapped_conversion(node)
             else:
                 self._scalar_arguments(node, resolved)
             return
@@ -71,6 +73,18 @@ class TensorToScalar(TensorArithmeticRule):
         tensor = max((kind for kind in kinds if kind.is_tensor_like), default=None)
         if tensor is not None:
             self.report(node, confidence=tensor.confidence, gb_ids=("GB0033",), pattern="math", call=f"{resolved}()")
+
+    def _mapped_conversion(self, node: cst.Call) -> None:
+        """``v1, v2 = map(int, edges[e])``: each element of the tensor converted (pyro's spanning tree; GB0124,
+        measured on torch 2.13, where ``map(int, sizes)`` of a list traces)."""
+        if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+            return
+        call = CONVERSIONS.get(self.context.resolve(node.args[0].value) or "")
+        if call is None or (call != "complex" and self.context.settings.capture_scalar_outputs):
+            return
+        kind = self.context.kind(node.args[1].value)
+        if kind.is_tensor_like:
+            self.report(node, confidence=kind.confidence, gb_ids=_TENSOR_READ, pattern="map", call=f"map({call}, ...)")
 
     def _scalar_arguments(self, node: cst.Call, resolved: str | None) -> None:
         """``torch.addr(i, s, y, alpha=rho)`` / ``r.sub_(ap, alpha=a)`` with a tensor as the scaling number."""
