@@ -98,6 +98,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+def dynamo_break_lines(source: str) -> set[int]:
+    """The lines where real Dynamo breaks the graph running ``source``, a whole program that must run without an
+    error: what a torch test compares with the lines dynalint flags in the same program."""
+    result = run_snippets([{"id": "program", "source": source}])["program"]
+    assert result["error"] is None, result["error"]
+    return {brk["line"] for brk in result["breaks"]}
+
+
 def run_snippets(snippets: list[dict[str, str]], timeout: float = 600) -> dict[str, dict]:
     """Run programs under real Dynamo in one subprocess; ``{id: {"breaks": [...], "error": ...}}``."""
     completed = subprocess.run(

@@ -40,8 +40,7 @@ def test_a_conversion_only_on_a_sparse_branch_is_not_flagged_and_a_sparse_local_
 
 @pytest.mark.torch
 def test_dynamo_breaks_only_at_the_conversion_a_dense_input_reaches() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "cells", "source": BRANCHES}])["cells"]
     found = {f.start.line for f in lint_source(BRANCHES, "cells.py", Config(select=("DYN5", "DYN201")))}
-    assert found == {brk["line"] for brk in result["breaks"]} == {11, 12}
+    assert found == dynamo_break_lines(BRANCHES) == {11, 12}

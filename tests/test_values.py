@@ -796,12 +796,10 @@ def test_a_conversion_mapped_over_a_tensor_reads_its_values() -> None:
 
 @pytest.mark.torch
 def test_dynamo_breaks_at_a_conversion_mapped_over_a_tensor() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "mapped", "source": MAPPED_CONVERSIONS}])["mapped"]
-    assert result["error"] is None
     findings = lint_source(MAPPED_CONVERSIONS, "case.py", Config(select=("DYN104",)))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(MAPPED_CONVERSIONS) == {f.start.line for f in findings}
 
 
 NUMPY_SHAPES = textwrap.dedent("""\
@@ -833,12 +831,10 @@ def test_numpy_functions_whose_output_size_depends_on_values_break_on_python_lis
 
 @pytest.mark.torch
 def test_dynamo_breaks_at_numpy_functions_of_value_dependent_size() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "shapes", "source": NUMPY_SHAPES}])["shapes"]
-    assert result["error"] is None
     findings = lint_source(NUMPY_SHAPES, "case.py", Config(select=("DYN105", "DYN210")))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(NUMPY_SHAPES) == {f.start.line for f in findings}
 
 
 DECLARED_COPIES = textwrap.dedent("""\
@@ -883,12 +879,10 @@ def test_a_shallow_copy_of_a_parameter_declared_a_dict_or_list_breaks() -> None:
 
 @pytest.mark.torch
 def test_dynamo_breaks_at_a_shallow_copy_of_a_dict_or_list_argument() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "copies", "source": DECLARED_COPIES}])["copies"]
-    assert result["error"] is None
     findings = lint_source(DECLARED_COPIES, "case.py", Config(select=("DYN207",)))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(DECLARED_COPIES) == {f.start.line for f in findings}
 
 
 NUMPY_MODULES = textwrap.dedent("""\
@@ -922,12 +916,10 @@ def test_a_function_of_a_numpy_module_torch_numpy_does_not_map_breaks() -> None:
 
 @pytest.mark.torch
 def test_dynamo_breaks_at_functions_of_numpy_modules_it_does_not_map() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "modules", "source": NUMPY_MODULES}])["modules"]
-    assert result["error"] is None
     findings = lint_source(NUMPY_MODULES, "case.py", Config(select=("DYN210",)))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(NUMPY_MODULES) == {f.start.line for f in findings}
 
 
 def test_a_branch_on_what_a_numpy_function_gave_breaks_whatever_its_arguments() -> None:
@@ -991,12 +983,10 @@ def test_getattr_of_a_buffer_registered_under_a_built_name_is_a_tensor() -> None
 
 @pytest.mark.torch
 def test_dynamo_breaks_on_buffers_read_through_getattr() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "buffers", "source": DYNAMIC_BUFFERS}])["buffers"]
-    assert result["error"] is None
     findings = lint_source(DYNAMIC_BUFFERS, "case.py", Config(select=("DYN102", "DYN103")))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(DYNAMIC_BUFFERS) == {f.start.line for f in findings}
 
 
 def test_a_name_bound_to_a_numpy_value_in_one_branch_is_not_one_in_the_other() -> None:
@@ -1023,12 +1013,10 @@ def test_a_name_bound_to_a_numpy_value_in_one_branch_is_not_one_in_the_other() -
 
 @pytest.mark.torch
 def test_dynamo_breaks_on_a_branch_on_numpy_of_python_numbers() -> None:
-    from conftest import run_snippets
+    from conftest import dynamo_break_lines
 
-    result = run_snippets([{"id": "numpy", "source": NUMPY_TRUTH}])["numpy"]
-    assert result["error"] is None
     findings = lint_source(NUMPY_TRUTH, "case.py", Config(select=("DYN102", "DYN104", "DYN210")))
-    assert {brk["line"] for brk in result["breaks"]} == {f.start.line for f in findings}
+    assert dynamo_break_lines(NUMPY_TRUTH) == {f.start.line for f in findings}
 
 
 @pytest.mark.parametrize("test, line", [
