@@ -945,6 +945,7 @@ DYNAMIC_BUFFERS = textwrap.dedent("""\
             self._order = order
             for id in order:
                 self.register_buffer(f"{id}_indices", torch.LongTensor([0, 2]))
+                self.register_buffer("size_{}".format(id), torch.tensor(2))
                 if id == "a":
                     setattr(self, f"{id}_bounds", [0, 2])
                 else:
@@ -959,6 +960,9 @@ DYNAMIC_BUFFERS = textwrap.dedent("""\
                 x = x + 0
             bounds = getattr(self, f"{self._order[0]}_bounds")
             x = x[:, bounds[0]:bounds[1]]
+            size = getattr(self, f"size_{self._order[0]}")
+            if size > 1:
+                x = x * 2
             for id in self._order:
                 indices = getattr(self, f"{id}_indices")
                 x = x[:, indices[0]:indices[1]] * 2
@@ -971,13 +975,13 @@ DYNAMIC_BUFFERS = textwrap.dedent("""\
 
 def test_getattr_of_a_buffer_registered_under_a_built_name_is_a_tensor() -> None:
     """e2cnn's ``register_buffer(f"{id}_indices", ...)``, then ``getattr(self, f"{id}_indices")`` in ``forward``:
-    a tensor, whose items bound a slice (measured on torch 2.13: GB0124). ``register_parameter`` and a
-    constant name count too; an attribute registered as neither does not, nor one ``setattr`` gives a list on
+    a tensor, whose items bound a slice (measured on torch 2.13: GB0124). ``register_parameter``, a name made by
+    ``str.format`` (``'indices_{}'.format(s)``, e2cnn's norm nonlinearity) and a constant name count too; an attribute registered as neither does not, nor one ``setattr`` gives a list on
     another path (e2cnn's contiguous fields)."""
     lines = DYNAMIC_BUFFERS.splitlines()
     findings = lint_source(DYNAMIC_BUFFERS, "case.py", Config(select=("DYN102", "DYN103")))
     assert [(f.code, lines[f.start.line - 1].strip()) for f in findings] == [
-        ("DYN102", "if w.sum() < 0:"), ("DYN103", "x = x[:, indices[0]:indices[1]] * 2"),
+        ("DYN102", "if w.sum() < 0:"), ("DYN102", "if size > 1:"), ("DYN103", "x = x[:, indices[0]:indices[1]] * 2"),
     ]
 
 

@@ -25,6 +25,7 @@ from dynalint.analysis.summary import (
     FunctionSummary,
     ModuleSummary,
     attribute_pattern,
+    formatted_pattern,
 )
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -765,4 +766,7 @@ def _registered_name(name: ast.expr) -> str | None:
     if isinstance(name, ast.JoinedStr):
         return attribute_pattern([part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else None
                                   for part in name.values])
+    if (isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format"
+            and isinstance(name.func.value, ast.Constant) and isinstance(name.func.value.value, str)):
+        return formatted_pattern(name.func.value.value)  # ``'indices_{}'.format(s)``
     return None

@@ -8,6 +8,7 @@ Summaries are cached between runs, so the types pickle small (``_PickledAsTuple`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import NamedTuple
@@ -25,6 +26,11 @@ def attribute_pattern(parts: list[str | None]) -> str:
     (``f"{id}_indices"`` -> ``{}_indices``), which no identifier can clash with. ``parts`` are the f-string's
     pieces in order, ``None`` for each value."""
     return "".join("{}" if part is None else part for part in parts)
+
+
+def formatted_pattern(template: str) -> str:
+    """The ``attribute_pattern`` of ``template.format(...)`` (``'indices_{}'``, ``'{0}_w'``, ``'{name}_w'``)."""
+    return re.sub(r"\{[^{}]*\}", "{}", template)
 
 
 # What a call passes, as ``call_arguments`` reads it: a plain tuple, which unpickles in C (a tree has

@@ -19,7 +19,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import descendants, named_parameters, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
-from dynalint.analysis.summary import attribute_pattern
+from dynalint.analysis.summary import attribute_pattern, formatted_pattern
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     AUTOGRAD_CALLS,
@@ -525,6 +525,10 @@ class ValueScope:
             return attribute_pattern(
                 [part.value if type(part) is cst.FormattedStringText else None for part in name.parts]
             ) in self.tensor_attrs
+        if (type(name) is cst.Call and type(name.func) is cst.Attribute and name.func.attr.value == "format"
+                and type(name.func.value) is cst.SimpleString):
+            template = name.func.value.evaluated_value
+            return isinstance(template, str) and formatted_pattern(template) in self.tensor_attrs
         return False
 
     def _attribute(self, node: cst.Attribute) -> Kind:
