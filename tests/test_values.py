@@ -764,6 +764,52 @@ NUMPY_TRUTH = textwrap.dedent("""\
 """)
 
 
+ASSERTED_TENSORS = textwrap.dedent("""\
+    import torch
+
+
+    def asserted(name, t):
+        assert isinstance(t, torch.Tensor), f"{name} must be a tensor"
+        if t[0] > t[1]:
+            return 1
+        return 0
+
+
+    def raised(t, n):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("t")
+        if not isinstance(n, int):
+            raise TypeError("n")
+        if n > 1 and t[0] > t[1]:
+            return 1
+        return 0
+
+
+    @torch.compile(backend="eager")
+    def f(x, t):
+        return x + asserted("t", t) + raised(t, 2)
+
+
+    f(torch.ones(2), torch.tensor([0.0, 1.0]))
+""")
+
+
+def test_an_isinstance_assertion_or_guard_that_raises_proves_a_tensor() -> None:
+    # torchdiffeq's ``assert isinstance(timelike, torch.Tensor)`` before ``if t[0] > t[1]`` (GB0170, torch 2.13).
+    lines = ASSERTED_TENSORS.splitlines()
+    findings = lint_source(ASSERTED_TENSORS, "case.py", Config(select=("DYN102",)))
+    assert [lines[f.start.line - 1].strip() for f in findings] == ["if t[0] > t[1]:", "if n > 1 and t[0] > t[1]:"]
+    assert findings[0].confidence is Confidence.CERTAIN
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_values_an_isinstance_assertion_proved_tensors() -> None:
+    from conftest import dynamo_break_lines
+
+    findings = lint_source(ASSERTED_TENSORS, "case.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(ASSERTED_TENSORS) == {f.start.line for f in findings}
+
+
 MAPPED_CONVERSIONS = textwrap.dedent("""\
     import torch
 

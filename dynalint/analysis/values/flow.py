@@ -90,6 +90,8 @@ class ValueFlow:
             _, numpy_in_body = self._numpy_branches.pop(id(node))
             values.numpy_values |= numpy_in_body or set()
             self._narrow_after_exit(node, values)
+        elif type(node) is cst.Assert:
+            self._narrow_asserted(node.test, values)
 
     @staticmethod
     def bind(node: cst.CSTNode, values: ValueScope) -> None:
@@ -153,13 +155,27 @@ class ValueFlow:
 
     # -- narrowing ---------------------------------------------------------------------------------
     def _narrow_after_exit(self, node: cst.If, values: ValueScope) -> None:
-        """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor."""
-        tested = isinstance_test(node.test, values) if node.orelse is None and CST.body_exits(node) else None
+        """After ``if isinstance(x, torch.Tensor): ... return`` (no ``else``), ``x`` is not a tensor; after
+        ``if not isinstance(x, torch.Tensor): raise ...``, it is one."""
+        if node.orelse is not None or not CST.body_exits(node):
+            return
+        if isinstance(node.test, cst.UnaryOperation) and isinstance(node.test.operator, cst.Not):
+            self._narrow_asserted(node.test.expression, values)
+            return
+        tested = isinstance_test(node.test, values)
         if tested is None:
             return
         subject, resolved = tested
         if resolved <= TENSOR_TYPES and values.env.get(subject.value, Kind.UNKNOWN).is_tensor_like:
             values.bind(subject, None, Kind.UNKNOWN)
+
+    @staticmethod
+    def _narrow_asserted(test: cst.BaseExpression, values: ValueScope) -> None:
+        """``assert isinstance(t, torch.Tensor)`` (torchdiffeq's ``_check_timelike``): from here on ``t`` is a
+        tensor (branching on ``t[0] > t[1]`` after it broke, GB0170, measured on torch 2.13)."""
+        tested = isinstance_test(test, values)
+        if tested is not None and tested[1] and tested[1] <= TENSOR_TYPES:
+            values.bind(tested[0], None, Kind.TENSOR)
 
     def _narrow(self, node: cst.If, values: ValueScope) -> None:
         tested = isinstance_test(node.test, values)
