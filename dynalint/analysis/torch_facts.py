@@ -432,7 +432,8 @@ SPARSE_CONVERSIONS = frozenset(
 # state (DYN205), ``torch.autograd.backward`` (DYN501), sparse constructors (DYN506), ``torch.save`` /
 # ``torch.load`` (DYN206).
 SKIPPED_FUNCTIONS = frozenset(
-    {"torch.jit.isinstance", "torch.jit.fork", "torch.jit.wait", "torch.nn.utils.rnn.pack_padded_sequence",
+    {"torch.jit.isinstance", "torch.jit.fork", "torch.jit.wait", "torch.jit.script",
+     "torch.nn.utils.rnn.pack_padded_sequence",
      "torch.nn.utils.rnn.pad_packed_sequence", "torch.to_dlpack", "torch.from_dlpack", "torch.typename",
      "torch.set_num_threads", "torch.set_num_interop_threads", "torch.set_flush_denormal", "torch.resize_as_",
      "torch.distributions.constraints.is_dependent", "torch.cuda.set_device",
