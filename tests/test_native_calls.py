@@ -86,3 +86,40 @@ def test_the_standard_library_and_torch_are_never_taken_for_native(tmp_path: Pat
             return x * math.sqrt(2.0) + torch._C._get_tracing_state() is None
     """), encoding="utf-8")
     assert found(tmp_path) == []
+
+
+REEXPORTS = """\
+    import torch
+
+    import reexporting_stand_in_pkg as pkg
+
+
+    @torch.compile
+    def step(x: torch.Tensor) -> torch.Tensor:
+        w = pkg.Wavelet("db2")
+        y = pkg.iou(x, x)
+        return pkg.helper(x) + y
+"""
+
+
+def test_names_an_installed_package_reexports_from_its_compiled_extensions(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyWavelets' ``pywt.Wavelet`` comes from ``from ._extensions._pywt import *`` in ``pywt/__init__.py``: a
+    Cython class (GB0156 at the call, measured on torch 2.13). A name one of the Python modules the
+    ``__init__`` star-imports defines is that module's, not the extension's."""
+    installed = tmp_path / "site" / "reexporting_stand_in_pkg"
+    (installed / "_ext").mkdir(parents=True)
+    (installed / "__init__.py").write_text(
+        "from ._ext._core import *\nfrom ._C import box_iou as iou\nfrom ._python import *\n", encoding="utf-8")
+    (installed / "_ext" / "__init__.py").write_text("", encoding="utf-8")
+    (installed / "_ext" / f"_core{SUFFIX}").write_bytes(b"")
+    (installed / f"_C{SUFFIX}").write_bytes(b"")
+    (installed / "_python.py").write_text("def helper(x):\n    return x\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text("[tool.dynalint]\n", encoding="utf-8")
+    (tree / "model.py").write_text(textwrap.dedent(REEXPORTS), encoding="utf-8")
+    assert found(tree) == [
+        (8, "reexporting_stand_in_pkg.Wavelet()", "likely"), (9, "reexporting_stand_in_pkg.iou()", "likely"),
+    ]

@@ -103,7 +103,8 @@ OBJECT_METHODS = textwrap.dedent("""\
     ("from sklearn.cluster import KMeans", "km = KMeans(2) if name else other\n        km.fit(x)", [7]),  # not known
 ])
 def test_a_method_of_an_object_a_skipped_package_built_breaks(imports: str, body: str, flagged: list[int]) -> None:
-    text = f"import torch\n{imports}\n\n\nclass Tagger(torch.nn.Module):\n    def forward(self, x, name, other):\n        {body}\n        return x\n"
+    text = (f"import torch\n{imports}\n\n\nclass Tagger(torch.nn.Module):\n"
+            f"    def forward(self, x, name, other):\n        {body}\n        return x\n")
     assert [f.start.line for f in lint_source(text, "tagger.py") if f.code == "DYN004"] == flagged
 
 

@@ -34,7 +34,8 @@ BRANCHES = textwrap.dedent("""\
 
 def test_a_conversion_only_on_a_sparse_branch_is_not_flagged_and_a_sparse_local_breaks_at_its_first_use() -> None:
     lines = BRANCHES.splitlines()
-    found = [lines[f.start.line - 1].strip() for f in lint_source(BRANCHES, "cells.py", Config(select=("DYN5", "DYN201")))]
+    findings = lint_source(BRANCHES, "cells.py", Config(select=("DYN5", "DYN201")))
+    found = [lines[f.start.line - 1].strip() for f in findings]
     assert found == ["w = x.to_sparse()", "n = w.shape[0]"]  # the print after runs eagerly
 
 

@@ -1022,8 +1022,10 @@ DYNAMIC_BUFFERS = textwrap.dedent("""\
 def test_getattr_of_a_buffer_registered_under_a_built_name_is_a_tensor() -> None:
     """e2cnn's ``register_buffer(f"{id}_indices", ...)``, then ``getattr(self, f"{id}_indices")`` in ``forward``:
     a tensor, whose items bound a slice (measured on torch 2.13: GB0124). ``register_parameter``, a name made by
-    ``str.format`` (``'indices_{}'.format(s)``, e2cnn's norm nonlinearity) and a constant name count too; an attribute registered as neither does not, nor one ``setattr`` gives a list on
-    another path (e2cnn's contiguous fields)."""
+    ``str.format`` (``'indices_{}'.format(s)``, e2cnn's norm nonlinearity) and a constant name count too; an
+    attribute registered as neither does not, nor one ``setattr`` gives a list on another path (e2cnn's
+    contiguous fields).
+    """
     lines = DYNAMIC_BUFFERS.splitlines()
     findings = lint_source(DYNAMIC_BUFFERS, "case.py", Config(select=("DYN102", "DYN103")))
     assert [(f.code, lines[f.start.line - 1].strip()) for f in findings] == [

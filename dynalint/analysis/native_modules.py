@@ -8,13 +8,15 @@ C function: GB0007). DYN004 asks this module whether the callee lives in one.
 A module is native when its file is ``<name><suffix>`` for one of the interpreter's extension suffixes
 (``importlib.machinery.EXTENSION_SUFFIXES``) with no ``<name>.py`` or ``<name>/`` package beside it. It is
 looked for where the linted tree has the parent package (``Program.modules``), else in the installed
-package, located by ``importlib.util.find_spec`` on its top-level name, which finds without importing.
+package, located by ``importlib.util.find_spec`` on its top-level name, which finds without importing. A name
+an installed package's ``__init__`` re-exports from such a module (``pywt.Wavelet``) is native too.
 The standard library (measured call by call in ``skipped_library_calls``) and the packages Dynamo has
 its own support for (torch, NumPy) are never taken for native here.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.machinery
 import importlib.util
@@ -45,7 +47,66 @@ def native_callee(program: Program, qualified: str) -> str | None:
             return None  # Python source of the tree
         if _is_native(program, module):
             return module
+        reexported = _native_reexport(module, parts[cut])
+        if reexported is not None:
+            return reexported
     return None
+
+
+def _native_reexport(package: str, name: str) -> str | None:
+    """The native submodule an installed package's ``__init__`` takes ``name`` from: ``from ._ext import name``,
+    or ``from ._ext import *`` where no Python module the ``__init__`` star-imports defines ``name`` at its top
+    level (PyWavelets' ``pywt.Wavelet``, from ``pywt._extensions._pywt``). Read from the files, never imported."""
+    folder = _installed_folder(package)
+    if folder is None:
+        return None
+    named, starred, defined = _reexports(str(folder), package)
+    if name in named:
+        return named[name]
+    return starred[0] if starred and name not in defined else None
+
+
+@functools.lru_cache(maxsize=256)
+def _reexports(folder: str, package: str) -> tuple[dict[str, str], tuple[str, ...], frozenset[str]]:
+    """What ``folder/__init__.py`` takes from native submodules (by name, and those star-imported) and the names
+    the Python submodules it star-imports define at their top level."""
+    init = Path(folder) / "__init__.py"
+    try:
+        tree = ast.parse(init.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return {}, (), frozenset()
+    named: dict[str, str] = {}
+    starred: list[str] = []
+    defined: set[str] = set()
+    for statement in tree.body:
+        if not (isinstance(statement, ast.ImportFrom) and statement.level == 1 and statement.module):
+            continue
+        *parents, last = statement.module.split(".")
+        home = Path(folder).joinpath(*parents)
+        native = _extension_file(str(home), last)
+        for alias in statement.names:
+            if native and alias.name == "*":
+                starred.append(f"{package}.{statement.module}")
+            elif native:
+                named[alias.asname or alias.name] = f"{package}.{statement.module}"
+            elif alias.name == "*":
+                defined |= _top_level_names(home / f"{last}.py")
+    return named, tuple(starred), frozenset(defined)
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """The names a Python module defines at its top level (functions, classes, assignments)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            names |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return names
 
 
 def _is_native(program: Program, module: str) -> bool:

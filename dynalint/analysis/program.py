@@ -816,7 +816,7 @@ class Program:
             owner, _, method = setter.rpartition(".")
             # What the setter's callers pass; for a method of a class, its subclasses' ``super().<method>(...)`` too,
             # and for a constructor the ``Cls(...)`` calls (not other classes' ``__init__`` calls of that name).
-            direct = self._arguments_of(method) if method != "__init__" else self._arguments_of(owner.rpartition(".")[2])
+            direct = self._arguments_of(method if method != "__init__" else owner.rpartition(".")[2])
             calls = [*((None, call) for call in direct),
                      *((sub, call) for sub in self._subclasses().get(module.qualify(owner), ())
                        for call in self._arguments_of(f"{sub}{dispatch.SUPER_CALL}{method}"))]
