@@ -176,6 +176,11 @@ LIBRARIES: dict[str, str] = {
     "kmeans-pytorch": "0.3",
     "fast-pytorch-kmeans": "0.2.2",
     "adabelief-pytorch": "0.2.1",
+    "piqa": "1.3.2",  # the fourteenth pick, named after the thirteenth was scored: to pytorch-warmup
+    "torchdr": "0.5",
+    "madgrad": "1.3",
+    "nystrom-attention": "0.0.14",
+    "pytorch-warmup": "0.2.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
