@@ -37,8 +37,10 @@ class SparseTensor(Rule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._only_when_sparse: set[int] = set()  # calls on the branch a sparse-layout test takes
-        # Per function being walked: a local bound to a sparse tensor built here -> (the call, the target's id).
-        self._sparse_locals: list[dict[str, tuple[str, int]]] = [{}]
+        # Per function being walked: a local bound to a sparse tensor built here -> (the call, how sure, the
+        # target's id).
+        self._sparse_locals: list[dict[str, tuple[str, Confidence | None, int]]] = [{}]
+        self._not_reads: set[int] = set()  # ``obj.sparse``'s and ``f(sparse=...)``'s names: no read of a local
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._sparse_locals.append({})
@@ -51,16 +53,23 @@ class SparseTensor(Rule):
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
                 if built is not None:
-                    self._sparse_locals[-1][target.target.value] = (built[0], id(target.target))
+                    self._sparse_locals[-1][target.target.value] = (*built, id(target.target))
                 else:
                     self._sparse_locals[-1].pop(target.target.value, None)
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_reads.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_reads.add(id(node.keyword))
+
     def visit_Name(self, node: cst.Name) -> None:
         bound = self._sparse_locals[-1].get(node.value)
-        if bound is None or bound[1] == id(node):
+        if bound is None or bound[2] == id(node) or id(node) in self._not_reads:
             return
         del self._sparse_locals[-1][node.value]
-        self.report(node, gb_ids=("GB0015",), pattern="first-use", gives_up_frame=True,
+        self.report(node, confidence=bound[1], gb_ids=("GB0015",), pattern="first-use", gives_up_frame=True,
                     what=f"`{node.value}` holds the sparse tensor `{bound[0]}` built",
                     then="the frame that resumes after that break breaks again at its first use (GB0015), "
                          "and runs the rest of the function eagerly")
