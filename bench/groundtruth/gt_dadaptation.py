@@ -36,7 +36,6 @@ from __future__ import annotations
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
-HIDDEN, OUT, BATCH, VOCAB = 16, 4, 2, 12  # as gt_optimizer_bench's network; VOCAB: the embedding bag's
 
 WD = {"weight_decay": 1e-2}
 DECOUPLE = {"weight_decay": 1e-2, "decouple": True}
@@ -119,28 +118,11 @@ def names() -> list[str]:
 
 def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
     """The bench's tiny MLP or conv net and a batch for it, or a sparse-gradient embedding bag over token ids."""
-    import torch
-    from torch import nn
-
-    from gt_optimizer_bench import tiny_inputs, tiny_net
+    from gt_optimizer_bench import embedding_bag, tiny_inputs, tiny_net
 
     if kind in ("mlp", "conv"):
         return (tiny_net(kind), *tiny_inputs(kind))
-
-    class _Bag(nn.Module):
-        """Token ids -> a sparse-gradient embedding, averaged, then a dense head."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedding = nn.Embedding(VOCAB, HIDDEN, sparse=True)
-            self.head = nn.Linear(HIDDEN, OUT)
-
-        def forward(self, ids: torch.Tensor) -> torch.Tensor:
-            return self.head(self.embedding(ids).mean(1))
-
-    gen = torch.Generator().manual_seed(1)
-    ids = torch.randint(0, VOCAB, (BATCH, 5), generator=gen)
-    return _Bag(), ids, torch.randn(BATCH, OUT, generator=gen)
+    return embedding_bag()
 
 
 def build(name: str) -> Built:

@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import Any
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
-HIDDEN, OUT, BATCH, VOCAB = 16, 4, 2, 12  # as gt_optimizer_bench's network; VOCAB: the embedding bag's
 
 NO_MOMENTUM = {"momentum": 0.0}
 WD = {"weight_decay": 1e-2}
@@ -92,30 +91,15 @@ def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
     """The bench's tiny MLP or conv net (``bf16``: the MLP in bfloat16) and a batch for it, or a sparse-gradient
     embedding bag over token ids."""
     import torch
-    from torch import nn
 
-    from gt_optimizer_bench import tiny_inputs, tiny_net
+    from gt_optimizer_bench import embedding_bag, tiny_inputs, tiny_net
 
     if kind in ("mlp", "conv"):
         return (tiny_net(kind), *tiny_inputs(kind))
     if kind == "bf16":
         x, y = tiny_inputs("mlp")
         return tiny_net("mlp").to(torch.bfloat16), x.to(torch.bfloat16), y.to(torch.bfloat16)
-
-    class _Bag(nn.Module):
-        """Token ids -> a sparse-gradient embedding, averaged, then a dense head."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedding = nn.Embedding(VOCAB, HIDDEN, sparse=True)
-            self.head = nn.Linear(HIDDEN, OUT)
-
-        def forward(self, ids: torch.Tensor) -> torch.Tensor:
-            return self.head(self.embedding(ids).mean(1))
-
-    gen = torch.Generator().manual_seed(1)
-    ids = torch.randint(0, VOCAB, (BATCH, 5), generator=gen)
-    return _Bag(), ids, torch.randn(BATCH, OUT, generator=gen)
+    return embedding_bag()
 
 
 def build(name: str) -> Built:
@@ -142,15 +126,10 @@ def _sparse_step(optimizer: Any, net: Any, ids: Any, y: Any, warm: bool) -> Buil
     import torch
     import torch.nn.functional as F
 
-    from gt_calls import OptimizerStep
+    from gt_optimizer_bench import step_model
 
     def gradients(seed: int) -> tuple[Any, ...]:
         grads = torch.autograd.grad(F.mse_loss(net(ids), y + 0.1 * seed), list(net.parameters()))
         return tuple(g.detach() for g in grads)
 
-    if warm:
-        for seed in range(2):
-            for parameter, grad in zip(net.parameters(), gradients(seed)):
-                parameter.grad = grad.clone()
-            optimizer.step()
-    return OptimizerStep(net, optimizer), gradients(3), {}
+    return step_model(net, optimizer, ids, y, warm=warm, gradients=gradients)

@@ -1,4 +1,5 @@
-"""Ground-truth bench: what the optimizer libraries' builders share (``gt_dadaptation``, ``gt_prodigyopt``).
+"""Ground-truth bench: what the optimizer libraries' builders share (``gt_dadaptation``, ``gt_prodigyopt``,
+``gt_madgrad``, ``gt_adabelief_pytorch``).
 
 An optimizer is benched on a tiny network: an MLP (``DIM -> HIDDEN -> OUT``) or a small conv net with batch
 norm, batch ``BATCH``. Its model is either one ``optimizer.step()`` with the gradients handed in
@@ -22,6 +23,7 @@ from gt_calls import OptimizerStep
 
 Built = tuple[Any, tuple[Any, ...], dict[str, Any]]
 DIM, HIDDEN, OUT, BATCH = 8, 16, 4, 2
+VOCAB = 12  # the embedding bag's token ids
 # The kinds of model that are one ``optimizer.step()`` with gradients handed in; the others are training steps.
 STEP_KINDS = frozenset({"step", "warm", "groups", "layer_scale", "frozen", "zeros"})
 
@@ -39,6 +41,25 @@ def tiny_inputs(kind: str) -> tuple[torch.Tensor, torch.Tensor]:
     gen = torch.Generator().manual_seed(1)
     x = torch.randn(BATCH, DIM, generator=gen) if kind == "mlp" else torch.randn(BATCH, 3, 8, 8, generator=gen)
     return x, torch.randn(BATCH, OUT, generator=gen)
+
+
+class _EmbeddingBag(nn.Module):
+    """Token ids -> a sparse-gradient embedding, averaged, then a dense head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(VOCAB, HIDDEN, sparse=True)
+        self.head = nn.Linear(HIDDEN, OUT)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embedding(ids).mean(1))
+
+
+def embedding_bag() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    """A network with sparse gradients (for the optimizers that take them), token ids and regression targets."""
+    gen = torch.Generator().manual_seed(1)
+    ids = torch.randint(0, VOCAB, (BATCH, 5), generator=gen)
+    return _EmbeddingBag(), ids, torch.randn(BATCH, OUT, generator=gen)
 
 
 def gradients_at(net: nn.Module, x: torch.Tensor, y: torch.Tensor) -> Callable[[int], tuple[torch.Tensor, ...]]:
@@ -72,9 +93,11 @@ def optimizer_model(cls: Any, keywords: dict[str, Any], kind: str, net: nn.Modul
     return train_step_model(net, optimizer, x, y, closure=kind == "closure")
 
 
-def step_model(net: nn.Module, optimizer: Any, x: torch.Tensor, y: torch.Tensor, warm: bool) -> Built:
-    """One ``optimizer.step()``; ``warm``: after two eager steps, so the compiled step starts with the state."""
-    gradients = gradients_at(net, x, y)
+def step_model(net: nn.Module, optimizer: Any, x: torch.Tensor, y: torch.Tensor, warm: bool,
+               gradients: Callable[[int], tuple[torch.Tensor, ...]] | None = None) -> Built:
+    """One ``optimizer.step()``; ``warm``: after two eager steps, so the compiled step starts with the state. The
+    gradients of each step are ``gradients(seed)``, by default ``gradients_at(net, x, y)``."""
+    gradients = gradients or gradients_at(net, x, y)
     if warm:
         for seed in range(2):
             for parameter, grad in zip(net.parameters(), gradients(seed)):

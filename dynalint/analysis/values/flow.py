@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import libcst as cst
@@ -45,10 +46,8 @@ class ValueFlow:
         self._numpy_narrowed: dict[int, tuple[str, bool]] = {}
         self._saved: dict[int, Kind | None] = {}
         # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
-        self._branches: dict[int, tuple[dict[str, Kind], dict[str, Kind] | None]] = {}
+        self._branches: dict[int, tuple[_Bindings, _Bindings | None]] = {}
         self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
-        # ``if`` statements being walked: id -> the names bound to NumPy values before it, and at the end of its body.
-        self._numpy_branches: dict[int, tuple[set[str], set[str] | None]] = {}
         # Comprehensions being walked: id -> what their target names held outside them.
         self._comprehension_saved: dict[int, list[tuple[str, Kind | None, ValueType | None]]] = {}
 
@@ -63,8 +62,7 @@ class ValueFlow:
             values.numpy_arrays.add(self._numpy_narrowed[id(node)][0])
         if type(node) is cst.If:
             self._narrow(node, values)
-            self._branches[id(node)] = (dict(values.env), None)
-            self._numpy_branches[id(node)] = (set(values.numpy_values), None)
+            self._branches[id(node)] = (_Bindings.of(values), None)
             self._body_of[id(node.body)] = id(node)
         elif type(node) is cst.For:
             values.bind_loop_target(node.target, node.iter)
@@ -87,8 +85,6 @@ class ValueFlow:
             self._end_of_body(self._body_of.pop(id(node)), values)
         elif type(node) is cst.If and id(node) in self._branches:
             self._join_branches(self._branches.pop(id(node)), values)
-            _, numpy_in_body = self._numpy_branches.pop(id(node))
-            values.numpy_values |= numpy_in_body or set()
             self._narrow_after_exit(node, values)
         elif type(node) is cst.Assert:
             self._narrow_asserted(node.test, values)
@@ -133,25 +129,26 @@ class ValueFlow:
     def _end_of_body(self, statement: int, values: ValueScope) -> None:
         """The ``if`` body is done: keep what it bound, and walk the ``else`` from the bindings before the ``if``."""
         before, _ = self._branches[statement]
-        self._branches[statement] = (before, dict(values.env))
+        self._branches[statement] = (before, _Bindings.of(values))
         values.env.clear()
-        values.env.update(before)
-        numpy_before, _ = self._numpy_branches[statement]
-        self._numpy_branches[statement] = (numpy_before, set(values.numpy_values))
+        values.env.update(before.env)
         values.numpy_values.clear()
-        values.numpy_values.update(numpy_before)
+        values.numpy_values.update(before.numpy_values)
 
     @staticmethod
-    def _join_branches(branches: tuple[dict[str, Kind], dict[str, Kind] | None], values: ValueScope) -> None:
-        """After an ``if``, a name holds what either branch bound: the larger kind (a tensor on one path is a tensor)."""
+    def _join_branches(branches: tuple[_Bindings, _Bindings | None], values: ValueScope) -> None:
+        """After an ``if``, a name holds what either branch bound: the larger kind (a tensor on one path is a tensor),
+        and a NumPy value if either branch bound it to one."""
         _, body = branches
         if body is None:
             return
         other = values.env
-        joined = {name: max(body.get(name, other.get(name, Kind.UNKNOWN)), other.get(name, body.get(name, Kind.UNKNOWN)))
-                  for name in {*body, *other}}
+        joined = {name: max(body.env.get(name, other.get(name, Kind.UNKNOWN)),
+                            other.get(name, body.env.get(name, Kind.UNKNOWN)))
+                  for name in {*body.env, *other}}
         other.clear()
         other.update(joined)
+        values.numpy_values |= body.numpy_values
 
     # -- narrowing ---------------------------------------------------------------------------------
     def _narrow_after_exit(self, node: cst.If, values: ValueScope) -> None:
@@ -220,6 +217,18 @@ def isinstance_narrowed(operands: list[cst.BaseExpression], values: ValueScope,
     types ``accepts`` takes (``isinstance(n, int) and n < 2``: ``n`` a Python int in ``n < 2``)."""
     tests = (isinstance_test(operand, values) for operand in operands)
     return {tested[0].value for tested in tests if tested is not None and tested[1] and accepts(tested[1])}
+
+
+@dataclass(frozen=True)
+class _Bindings:
+    """What a function's names held at one point of an ``if``: their kinds, and which hold NumPy values."""
+
+    env: dict[str, Kind]
+    numpy_values: frozenset[str]
+
+    @classmethod
+    def of(cls, values: ValueScope) -> _Bindings:
+        return cls(dict(values.env), frozenset(values.numpy_values))
 
 
 def _put_back(table: dict[str, _Held], name: str, previous: _Held | None) -> None:
