@@ -256,6 +256,11 @@ BUILDER_MODULES: dict[str, str] = {
     "madgrad": "gt_madgrad",
     "nystrom_attention": "gt_nystrom_attention",
     "pytorch_warmup": "gt_pytorch_warmup",
+    # Joined the fourteenth pick before any of it was scored, built blind the same way.
+    "torchsurv": "gt_torchsurv",
+    "pytorch_ood": "gt_pytorch_ood",
+    "deepctr_torch": "gt_deepctr_torch",
+    "torch_uncertainty": "gt_torch_uncertainty",
 }
 
 

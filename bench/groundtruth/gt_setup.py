@@ -181,6 +181,10 @@ LIBRARIES: dict[str, str] = {
     "madgrad": "1.3",
     "nystrom-attention": "0.0.14",
     "pytorch-warmup": "0.2.0",
+    "torchsurv": "0.2.0",  # joined the fourteenth pick before its score: to torch-uncertainty
+    "pytorch-ood": "0.4.0",
+    "deepctr-torch": "0.3.0",
+    "torch-uncertainty": "0.13.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
