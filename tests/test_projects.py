@@ -115,6 +115,25 @@ def test_base_class_imported_by_its_package_path_through_a_re_export(tmp_path: P
 
 
 
+def test_names_a_package_star_imports_are_followed_through_the_package_and_in_the_importing_module(
+        tmp_path: Path) -> None:
+    # tntorch: ``__init__`` star-imports its modules, which call each other as ``tn.truncated_svd`` (after
+    # ``import tntorch as tn``) or bare after a star import of their own. Both reach their helper; a private
+    # name (which a star import leaves out) and a parameter named as an exported function do not.
+    package = tmp_path / "tnx"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .round import *\nfrom .tensor import *\n")
+    (package / "round.py").write_text(
+        "def truncated_svd(m):\n    return m.item()\n\n\ndef rank(m):\n    return m.tolist()\n\n\n"
+        "def _private(m):\n    print(m)\n    return m\n\n\ndef shadowed(m):\n    return m.numpy()\n")
+    (package / "tensor.py").write_text(
+        "import torch\nimport tnx as tn\nfrom .round import *\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return tn.truncated_svd(x) + tn._private(x)\n\n\n"
+        "def helper(m, shadowed):\n    return shadowed(m)\n\n\n"
+        "@torch.compile\ndef run(x):\n    return rank(x) + helper(x, abs)\n")
+    assert found(tmp_path) == {("tnx/round.py", 2, "DYN101"), ("tnx/round.py", 6, "DYN101")}
+
+
 def test_modules_of_a_namespace_package_are_found_by_the_name_their_importers_write(tmp_path: Path) -> None:
     # PEP 420: ``tabular/`` has no ``__init__.py`` (pytorch_tabnet ships so). Its modules import each other
     # as ``tabular.sparse`` and ``from tabular import losses``; a regular package below a namespace folder,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from dynalint.api import lint_source
 from dynalint.project.config import Config
 
@@ -228,3 +230,46 @@ def test_a_size_built_from_a_tensor_an_object_held_before_the_trace_is_no_data_d
     lines = HELD_SIZES.splitlines()
     found = [lines[f.start.line - 1].strip() for f in lint_source(HELD_SIZES, "net.py", Config(select=("DYN109",)))]
     assert found == ["c = torch.zeros((picked.sum(),))"]
+
+
+FORWARDED = """\
+import torch
+
+
+def interpolate(t0, t1, t, rows):
+    if t == t0:
+        return t1
+    if rows > 1:
+        return t * rows
+    return t
+
+
+def step(y: torch.Tensor, t0, rows):
+    return interpolate(t0, y, y, rows)
+
+
+class Solver(torch.nn.Module):
+    def forward(self, x):
+        grid = torch.linspace(0, 1, 4)
+        return step(x, grid[0], x.shape[0])
+
+
+torch.compile(Solver(), backend="eager")(torch.tensor([0.5]))
+"""
+
+
+def test_a_parameter_passed_on_is_a_tensor_where_the_callers_one_is() -> None:
+    """``step`` hands ``interpolate`` its own parameters: ``y`` annotated a tensor, ``t0`` given a tensor by its
+    only compiled caller, ``rows`` given a shape's entry. The first two make ``t == t0`` a branch on a tensor
+    (GB0170 under Dynamo, torch 2.13); ``rows > 1`` is on a Python int."""
+    lines = FORWARDED.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(FORWARDED, "solver.py", Config(select=("DYN102",)))]
+    assert flagged == ["if t == t0:"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_a_branch_on_a_parameter_passed_on() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(FORWARDED, "solver.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(FORWARDED) == {f.start.line for f in found} == {5}

@@ -56,7 +56,9 @@ class FunctionArguments:
     and judged only when the name is passed to a call or returned (most bindings never are)."""
 
     imports: ImportTable
-    nones: frozenset[str] = frozenset()  # the function's parameters whose default is ``None``
+    # The function's own parameters (not ``self``): a call passing one unbound before it forwards it
+    # (``CallSite.forwarded_parameters``), for the program to follow what the caller's callers pass.
+    parameters: frozenset[str] = frozenset()
     # A name's latest binding: the value expression (``None``: a ``for`` / ``with`` target or anything
     # else that is not read), the element of it the name took (``WHOLE``: the value itself), and the
     # binding before it, which the value's own mention of the name reads (``mask = mask.view(b, n)``).
@@ -216,7 +218,7 @@ class FunctionArguments:
         """What the call passes: the arguments that are Python values, boolean masks or a call's result
         (slot, callee, element), whether it splats, and every slot written. Run on every call that may
         reach the tree, so written for speed: most arguments are parameters, judged at a glance."""
-        bound, nones = self.bound, self.nones
+        bound, parameters = self.bound, self.parameters
         found: list[tuple[int, Slot, ast.expr, int]] | None = None
         forwarded: tuple[tuple[Slot, str], ...] = ()
         splat = False
@@ -227,7 +229,7 @@ class FunctionArguments:
                 continue
             if type(value) is not ast.Name or value.id in bound:
                 found = self._judge(count, value, found)
-            elif value.id in nones:
+            elif value.id in parameters:
                 forwarded += ((count, value.id),)
             count += 1
         names: list[str] = []
@@ -239,7 +241,7 @@ class FunctionArguments:
             value = keyword.value
             if type(value) is not ast.Name or value.id in bound:
                 found = self._judge(keyword.arg, value, found)
-            elif value.id in nones:
+            elif value.id in parameters:
                 forwarded += ((keyword.arg, value.id),)
         given: tuple[Slot, ...] = _POSITIONS[count] if count < len(_POSITIONS) else tuple(range(count))
         if names:

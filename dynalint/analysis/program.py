@@ -130,8 +130,9 @@ class Program:
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
-        """Follow re-exports: ``pkg.Model`` -> ``pkg.model.Model`` when ``pkg/__init__`` imports it; and
-        namespace packages: ``ns.tools.helper`` -> ``tools.helper``, see ``_namespace_free``."""
+        """Follow re-exports: ``pkg.Model`` -> ``pkg.model.Model`` when ``pkg/__init__`` imports it, by name or
+        with ``from .model import *``; and namespace packages: ``ns.tools.helper`` -> ``tools.helper``, see
+        ``_namespace_free``."""
         for _ in range(_MAX_ALIAS_HOPS):
             if qualified is None or qualified in self.functions or qualified in self.classes:
                 return qualified
@@ -140,7 +141,7 @@ class Program:
             for cut in range(len(parts) - 1, 0, -1):
                 module = self.modules.get(".".join(parts[:cut]))
                 if module is not None:
-                    target = module.imports.aliases.get(parts[cut])
+                    target = module.imports.aliases.get(parts[cut]) or self._star_export(module, parts[cut])
                     if target is None:
                         return qualified
                     qualified = ".".join([target, *parts[cut + 1:]])
@@ -148,6 +149,24 @@ class Program:
             else:
                 return qualified
         return qualified
+
+    def _star_export(self, module: ModuleSummary, name: str) -> str | None:
+        """The function or class of the tree that ``from x import *`` in ``module`` binds as ``name``: the first
+        star-imported module (in the order written; a later one would rebind it, rarely) defining it, or
+        re-exporting it in turn. ``None`` for a private name, which a star import leaves out, or one
+        ``module`` defines itself."""
+        if not module.imports.star_imports or name.startswith("_") or name in module.imports.local_names:
+            return None
+        for source in module.imports.star_imports:
+            found = self.modules.get(source)
+            if found is None or found is module:
+                continue
+            candidate = f"{source}.{name}"
+            if candidate in self.functions or candidate in self.classes:
+                return candidate
+            if name in found.imports.aliases or found.imports.star_imports:
+                return candidate  # followed by ``canonical``'s next hop
+        return None
 
     def _namespace_free(self, qualified: str) -> str:
         """``qualified`` without the name of a namespace package (a folder without ``__init__.py``, PEP 420)
@@ -536,7 +555,17 @@ class Program:
         if applied is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
             forward = self.method(applied, "forward")
             return [forward] if forward else []
-        return self._called(self.resolve_name(module, callee))
+        return self._called(self.resolve_name(module, callee) or self._star_name(module, function, callee))
+
+    def _star_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> str | None:
+        """``truncated_svd(m)`` in a module that ``from .round import *``: the function or class of the tree the
+        star import bound, unless a parameter or a local of the caller has the name."""
+        head, dot, rest = callee.partition(".")
+        if not module.imports.star_imports or head in function.local_types or head in function.local_sources or any(
+                head == name for name, _ in function.params):
+            return None
+        export = self._star_export(module, head)
+        return self.canonical(f"{export}{dot}{rest}") if export else None
 
     def _applied_function(self, module: ModuleSummary, callee: str) -> str | None:
         """The autograd ``Function`` of the tree whose ``apply`` a call of ``callee`` runs, if it is one."""
@@ -925,8 +954,9 @@ class Program:
 
     def passed_tensors(self, qualified: str) -> frozenset[str]:
         """The parameters that every call of ``qualified`` in compiled code passes a tensor, made as one
-        (``self.p_sample(img, steps[i], steps[i + 1])`` with ``steps = torch.linspace(...)``). Empty for an
-        entry point."""
+        (``self.p_sample(img, steps[i], steps[i + 1])`` with ``steps = torch.linspace(...)``), or the
+        caller's own parameter that is one (annotated a tensor, or passed one by every call of the caller in
+        turn: ``_interp(t0, t1, t)``). Empty for an entry point."""
         return self._passed(qualified, "tensor")
 
     def passed_none(self, qualified: str) -> frozenset[str]:
@@ -959,14 +989,15 @@ class Program:
             if call.splat:
                 return frozenset()
             if what == "none":  # left to its ``None`` default, or given the caller's own, itself left to ``None``
-                still_none = self._passed(caller, "none") if call.forwarded_nones else frozenset()
-                none_slots = {slot for slot, name in call.forwarded_nones if name in still_none}
+                still_none = self._passed(caller, "none") if call.forwarded_parameters else frozenset()
+                none_slots = {slot for slot, name in call.forwarded_parameters if name in still_none}
                 given = {positional.get(slot, slot) if isinstance(slot, int) else slot for slot in call.given
                          if slot not in none_slots}
                 here = set(definition.none_defaults) - given
             else:
                 if what == "tensor":  # not the masks: a comparison of anything not known to be Python counts as one
-                    passed = set(call.tensor_args)
+                    passed = set(call.tensor_args) | {slot for slot, name in call.forwarded_parameters
+                                                      if self._tensor_parameter(caller, name)}
                 else:
                     passed = set(call.python_args if what == "python" else call.mask_args) | {
                         slot for slot, callee, element in call.via_returns if self._returns(caller, callee, element, what)}

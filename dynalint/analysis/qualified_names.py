@@ -30,6 +30,9 @@ class ImportTable:
     # (``einsum`` = opt_einsum's ``contract`` where installed, else ``torch.einsum``): what runs depends on
     # the environment.
     optional: set[str] = field(default_factory=set)
+    # The modules ``from module import *`` binds every public name of (``tntorch/__init__.py``'s ``from .round
+    # import *``): what ``import tntorch as tn`` then ``tn.truncated_svd`` reaches (``Program.canonical``).
+    star_imports: list[str] = field(default_factory=list)
 
     def resolve(self, dotted: str | None) -> str | None:
         """Qualify ``dotted`` (``nn.functional.relu`` -> ``torch.nn.functional.relu``).

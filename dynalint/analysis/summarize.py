@@ -138,6 +138,8 @@ def _add_import(table: ImportTable, node: ast.Import | ast.ImportFrom, module: s
     for alias in node.names:
         if alias.name != "*":
             table.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        elif base and base not in table.star_imports:
+            table.star_imports.append(base)
 
 
 def _constant(node: ast.expr) -> object:
@@ -362,7 +364,9 @@ class _Summarizer(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
-        self._arguments.append(FunctionArguments(self.imports, frozenset(function.none_defaults)))
+        bound_first = class_name is not None and "staticmethod" not in function.decorators  # ``self``, ``cls``
+        own = [name for name, _ in params[1 if bound_first else 0:]]
+        self._arguments.append(FunctionArguments(self.imports, frozenset(own)))
         outer_deepest, self.deepest = self.deepest, self._depth
         outer_reads, self._reads = self._reads, set()
         self.generic_visit(node)

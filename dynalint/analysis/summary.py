@@ -89,9 +89,9 @@ class CallSite(NamedTuple):
         return self.arguments[5]
 
     @property
-    def forwarded_nones(self) -> tuple[tuple[Slot, str], ...]:
-        """Slots given a parameter of the caller whose default is ``None``, unbound before the call
-        (``sample(n, generator=generator)``): ``None`` there whenever it is ``None`` in the caller."""
+    def forwarded_parameters(self) -> tuple[tuple[Slot, str], ...]:
+        """Slots given one of the caller's own parameters, unbound before the call (``sample(n,
+        generator=generator)``, ``_interp(t0, t1, t)``): whatever the caller's callers pass it, this passes on."""
         return self.arguments[6]
 
 
