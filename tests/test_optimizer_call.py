@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from dynalint.api import lint_source
 from dynalint.checks.optimizer_call import optimizer_class
 from dynalint.project.config import Config
@@ -151,6 +153,47 @@ def test_an_unannotated_parameter_named_as_an_optimizer_is_likely_one() -> None:
     """)
     found = lint_source(source, "train.py", Config(select=("DYN509",)))
     assert [(f.start.line, f.confidence.value) for f in found] == [(6, "likely"), (8, "likely"), (9, "likely")]
+
+
+STORED_OPTIMIZER = """\
+import torch
+
+
+class Finder:
+    def __init__(self, model, optimizer, optimizer_name="sgd", scaler=None):
+        self.model = model
+        self.optimizer = optimizer
+        self.optimizer_name = optimizer_name
+        self.scaler = scaler
+
+    def step(self, x):
+        self.optimizer.zero_grad()
+        self.model(x).sum().backward()
+        self.optimizer.step()
+        if self.scaler is not None:
+            self.scaler.step(self.optimizer)
+        return x
+
+
+model = torch.nn.Linear(2, 2)
+finder = Finder(model, torch.optim.SGD(model.parameters(), lr=0.1))
+torch.compile(finder.step, backend="eager")(torch.ones(2))
+"""
+
+
+def test_an_attribute_given_only_a_parameter_named_as_an_optimizer_is_likely_one() -> None:
+    """torch-lr-finder's ``LRFinder`` keeps ``self.optimizer = optimizer`` and zeroes and steps it in its train
+    step; ``self.optimizer_name`` and ``self.scaler`` are not optimizers."""
+    found = lint_source(STORED_OPTIMIZER, "finder.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(12, "likely"), (14, "likely")]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_an_attribute_given_an_optimizer_is_zeroed_and_stepped() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(STORED_OPTIMIZER, "finder.py", Config(select=("DYN509",)))
+    assert {12, 14} == {f.start.line for f in found} <= dynamo_break_lines(STORED_OPTIMIZER)
 
 
 def test_a_step_after_the_frame_was_given_up_still_breaks_but_zero_grad_does_not() -> None:

@@ -931,6 +931,52 @@ def test_dynamo_breaks_at_a_shallow_copy_of_a_dict_or_list_argument() -> None:
     assert dynamo_break_lines(DECLARED_COPIES) == {f.start.line for f in findings}
 
 
+DECLARED_MODULES = textwrap.dedent("""\
+    import copy
+    import torch
+    from torch import nn
+
+
+    class Averaged(nn.Module):
+        def __init__(self, model: nn.Module, config: dict | None = None):
+            super().__init__()
+            self.model = model
+            self.config = config
+
+        def forward(self, x):
+            shadow = copy.deepcopy(self.model)
+            settings = copy.deepcopy(self.config)
+            return shadow(x)
+
+
+    def swag(model: nn.Module, x: torch.Tensor):
+        copied = copy.deepcopy(model)
+        return copied(x)
+
+
+    net = nn.Linear(2, 2)
+    torch.compile(Averaged(net), backend="eager")(torch.ones(2))
+    torch.compile(swag, backend="eager")(net, torch.ones(2))
+""")
+
+
+def test_a_deep_copy_of_a_parameter_declared_a_module_breaks() -> None:
+    """laplace's ``fit_diagonal_swag_var(model: nn.Module, ...)`` and ema-pytorch's ``deepcopy(self.model)`` of the
+    ``model: Module`` its ``__init__`` stored (GB4198 on the ground-truth bench); a config declared a dict is no module."""
+    lines = DECLARED_MODULES.splitlines()
+    findings = lint_source(DECLARED_MODULES, "case.py", Config(select=("DYN207",)))
+    assert [lines[f.start.line - 1].strip() for f in findings] == [
+        "shadow = copy.deepcopy(self.model)", "copied = copy.deepcopy(model)"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_a_deep_copy_of_a_module_argument() -> None:
+    from conftest import dynamo_break_lines
+
+    findings = lint_source(DECLARED_MODULES, "case.py", Config(select=("DYN207",)))
+    assert dynamo_break_lines(DECLARED_MODULES) == {f.start.line for f in findings}
+
+
 NUMPY_MODULES = textwrap.dedent("""\
     import numpy as np
     import torch

@@ -9,11 +9,13 @@ Locals are not typed (a local rebinding shadows a module-level name, so it answe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.dispatch import ARGUMENT, REF
 from dynalint.analysis.torch_facts import NN_TENSOR_CLASSES
 from dynalint.analysis.type_hints import class_of_type
 
@@ -75,7 +77,8 @@ def holds_module_container(context: LintContext, attr: str) -> bool:
 
 
 def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
-    """``self`` in an ``nn.Module`` method, ``self.<layer>``, or a module-level ``NAME = SomeModule(...)``."""
+    """``self`` in an ``nn.Module`` method, ``self.<layer>``, a module-level ``NAME = SomeModule(...)``, or a
+    parameter declared one (``model: nn.Module``), also where ``__init__`` stored it (``self.model = model``)."""
     if _is_self(node):
         cls = enclosing_class(context)
         return cls is not None and context.program.is_module_class(cls)
@@ -83,11 +86,17 @@ def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
         return True
     built = constructed_by(context, node)
     if built is None:
-        return False
-    if built in context.program.classes:
-        return context.program.is_module_class(built)
-    last = built.rsplit(".", 1)[-1]
-    return built.startswith("torch.nn.") and last[:1].isupper() and last not in NN_TENSOR_CLASSES
+        declared = context.declared(node)
+        return bool(declared) and all(_names_module(context, name) for name in declared)
+    return _names_module(context, built)
+
+
+def _names_module(context: LintContext, qualified: str) -> bool:
+    """Whether ``qualified`` is an ``nn.Module`` class: one of the tree deriving from it, or ``torch.nn``'s."""
+    if qualified in context.program.classes:
+        return context.program.is_module_class(qualified)
+    last = qualified.rsplit(".", 1)[-1]
+    return qualified.startswith("torch.nn.") and last[:1].isupper() and last not in NN_TENSOR_CLASSES
 
 
 def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) -> list[str]:
@@ -118,6 +127,19 @@ def _attribute_type(context: LintContext, attr: str) -> str | None:
     if held is None or held.constructor is None:
         return None
     return _qualify(context, held.module, held.constructor, held.constructor)  # already qualified where known
+
+
+def stored_from_parameter(context: LintContext, node: cst.BaseExpression, pattern: re.Pattern[str]) -> bool:
+    """Whether ``node`` is ``self.attr`` and every value the class (or one in its MRO) gives ``attr`` is a
+    parameter whose name matches ``pattern``, or its ``None`` default (``self.optimizer = optimizer`` in
+    ``__init__(self, model, optimizer)``)."""
+    if not (isinstance(node, cst.Attribute) and _is_self(node.value)):
+        return False
+    cls = enclosing_class(context)
+    found = context.program.attribute_sources(cls, node.attr.value) if cls else []
+    arguments = [source for _, source in found if source != REF + "None"]
+    return bool(arguments) and all(
+        source.startswith(ARGUMENT) and pattern.search(source.rpartition(":")[2]) for source in arguments)
 
 
 def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:

@@ -14,7 +14,8 @@ of the same function, a module-level name or an attribute set in ``__init__`` (`
 An optimizer that arrives as an argument is followed when it is declared one (``base: torch.optim.Optimizer``,
 a parameter, or ``self.base`` storing such a parameter; schedulefree's wrappers): ``likely``, since the
 declared base class does not say which optimizer it is, and Muon's ``step()`` traces. So is an unannotated
-parameter named as an optimizer (``optimizer``, ``base_optimizer``; torchensemble's per-epoch helpers), at
+parameter named as an optimizer (``optimizer``, ``base_optimizer``; torchensemble's per-epoch helpers), and an
+attribute only ever given such a parameter (``self.optimizer = optimizer``; torch-lr-finder's ``LRFinder``), at
 ``likely`` confidence too (measured with an SGD passed in: ``step()`` GB0025, ``zero_grad()`` GB0008).
 """
 
@@ -24,7 +25,7 @@ import re
 
 import libcst as cst
 
-from dynalint.analysis.instances import class_of_parameter, constructed_by
+from dynalint.analysis.instances import class_of_parameter, constructed_by, stored_from_parameter
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -157,7 +158,8 @@ class OptimizerCall(LocalObjectRule):
         if held is not None:
             return held
         declared = self.context.declared(owner)
-        return ANY_OPTIMIZER if built == NAMED_OPTIMIZER or any(n in OPTIMIZER_BASES for n in declared) else None
+        named = built == NAMED_OPTIMIZER or stored_from_parameter(self.context, owner, OPTIMIZER_NAME)
+        return ANY_OPTIMIZER if named or any(n in OPTIMIZER_BASES for n in declared) else None
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:
         """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""
