@@ -123,3 +123,41 @@ def test_a_break_in_a_try_keeps_the_graph_before_it_and_is_not_counted() -> None
             return total
     """)
     assert _found(source) == [(9, "DYN101")]
+
+
+AFTER_TRY = """\
+import torch
+import torch.nn.functional as F
+
+
+def after_try(x, views):
+    before = [F.relu(z) for z in views]
+    try:
+        print("in try")
+    except ValueError:
+        pass
+    return before, [F.relu(z) for z in views]
+
+
+def after_plain_break(x, views):
+    print("plain")
+    return [F.relu(z) for z in views]
+
+
+x = torch.ones(2)
+torch.compile(after_try, backend="eager")(x, [x, x])
+torch.compile(after_plain_break, backend="eager")(x, [x, x])
+"""
+
+
+def test_a_break_in_a_try_gives_up_the_rest_of_the_function_and_the_comprehensions_after_it_break() -> None:
+    """The graph before the ``try`` is kept, so the comprehension before it traces; the one after it runs in
+    the eager frame, compiled on its own (GB4347 under Dynamo, torch 2.13). After a break that resumes, nothing."""
+    assert _found(AFTER_TRY) == [(8, "DYN201"), (11, "DYN112"), (15, "DYN201")]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_the_comprehension_after_a_break_in_a_try() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(AFTER_TRY) == {line for line, _ in _found(AFTER_TRY)}

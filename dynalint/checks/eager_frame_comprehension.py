@@ -12,7 +12,9 @@ numpy) module and holds no tensor or ``nn.Module`` (``has_tensor_in_frame``). Py
 comprehensions (PEP 709), so there the rule is silent.
 
 A post-pass (``reads_reports``): the frame-giving-up break is whatever another rule reports inside a
-loop's body on every path through it (``LintContext.skips_frame``, within a ``for`` or ``while``). Its
+loop's body on every path through it (``LintContext.skips_frame``, within a ``for`` or ``while``), which
+makes every comprehension of the function run in the eager frame, or reports as giving the frame up
+elsewhere (in a ``try``, measured: the graph before it is kept), which makes those after it do so. Its
 findings are never follow-ons of that break (``caused_by_eager_frame``): they happen because the frame
 runs eagerly.
 """
@@ -59,9 +61,10 @@ def is_module_name(qualified: str | None) -> bool:
 class EagerFrameComprehension(Rule):
     code = "DYN112"
     name = "eager-frame-comprehension"
-    message = ("A graph break in a loop of `{function}` makes Dynamo run it eagerly; it then compiles "
+    message = ("A graph break in a loop or a `try` of `{function}` makes Dynamo run it eagerly; it then compiles "
                "this comprehension on its own and breaks here at once (it cannot step the iterator it is handed)")
-    help = "Fix the break in the loop, so that the function compiles whole, or write the comprehension as a `for` loop"
+    help = ("Fix the break that gives the function up, so that it compiles whole, or write the comprehension as a "
+            "`for` loop")
     gb_ids = ("GB4347",)
     applies_here = COMPREHENSION_FRAMES
 
@@ -151,10 +154,16 @@ class EagerFrameComprehension(Rule):
         if not giving_up:
             return
         owned: dict[int, set[int]] = {}  # id of a function -> ids of the nodes in its own loops' bodies
+        orders: dict[int, dict[int, int]] = {}  # id of a function -> id of each node of its own -> source order
         for comprehension, function in self._noted:
             own = owned.setdefault(id(function), _in_own_loops(function))
+            order = orders.setdefault(id(function), _source_order(function))
             inside = {id(n) for n in descendants(comprehension)}
-            triggers = [r for r in giving_up if id(r.node) in own and id(r.node) not in inside]
+            at = order.get(id(comprehension), -1)
+            # A break in a loop gives the whole function up; one that gives it up elsewhere (in a ``try``) keeps
+            # the graph before it: only the comprehensions after it run in the eager frame.
+            triggers = [r for r in giving_up if id(r.node) not in inside and (
+                id(r.node) in own or -1 < order.get(id(r.node), -1) < at)]
             if not triggers or any(id(r.node) in inside for r in self.other_breaks(reports)):
                 continue  # no break gives up this frame, or the body breaks itself (its own finding)
             self.report(comprehension, confidence=Confidence.LIKELY, region=triggers[0].region,
@@ -169,6 +178,20 @@ def _loops(node: Comprehension) -> list[cst.CompFor]:
         loops.append(loop)
         loop = loop.inner_for_in
     return loops
+
+
+def _source_order(function: cst.FunctionDef) -> dict[int, int]:
+    """The id of each node of ``function``'s own body (not of the functions, lambdas and classes nested in it)
+    -> its place in source order (a node before its children, a statement before the next)."""
+    found: dict[int, int] = {}
+    pending: list[cst.CSTNode] = list(reversed(list(children(function.body))))
+    while pending:
+        current = pending.pop()
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        found[id(current)] = len(found)
+        pending.extend(reversed(list(children(current))))
+    return found
 
 
 def _in_own_loops(function: cst.FunctionDef) -> set[int]:
