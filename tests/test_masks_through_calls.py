@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from dynalint.api import lint_source
 from dynalint.project.config import Config
 
@@ -146,3 +148,36 @@ def test_any_and_all_over_a_dimension_as_torch_functions_make_masks() -> None:
     """)
     found = lint_source(source, "hitrate.py", Config(select=("DYN105",)))
     assert [(f.start.line, f.start.column) for f in found] == [(10, 12), (10, 32)]
+
+
+RESHAPED_MASK = """\
+import torch
+
+
+def correct(x, g1, g2):
+    keep = ~((x == 0) | (g2 <= 0)).squeeze(-1)
+    flat = (g1 > 0).view(-1)
+    order = torch.argsort(g1).squeeze(-1)
+    return x[keep] * g2[keep], g1.view(-1)[flat], x[order]
+
+
+torch.compile(correct, backend="eager")(torch.randn(4, 1), torch.rand(4, 1), torch.randn(4, 1))
+"""
+
+
+def test_a_mask_reshaped_by_squeeze_or_view_is_still_a_mask() -> None:
+    """pypose's robust-kernel corrector indexes with ``~((x == 0) | (g2 <= 0)).squeeze(-1)`` (GB0036 on the
+    ground-truth bench); indices from ``argsort`` squeezed stay indices."""
+    lines = RESHAPED_MASK.splitlines()
+    found = {lines[f.start.line - 1].strip() for f in lint_source(RESHAPED_MASK, "corrector.py", Config(select=("DYN105",)))}
+    columns = [f.start.column for f in lint_source(RESHAPED_MASK, "corrector.py", Config(select=("DYN105",)))]
+    assert found == {"return x[keep] * g2[keep], g1.view(-1)[flat], x[order]"}
+    assert columns == [12, 22, 32]  # x[keep], g2[keep], g1.view(-1)[flat]; not x[order]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_indexing_with_a_reshaped_mask() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(RESHAPED_MASK, "corrector.py", Config(select=("DYN105",)))
+    assert dynamo_break_lines(RESHAPED_MASK) == {f.start.line for f in found} == {8}

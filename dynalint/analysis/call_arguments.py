@@ -29,6 +29,7 @@ from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     BOOL_DTYPES,
     BOOL_PREDICATES,
+    MASK_KEEPING_METHODS,
     DATA_METHODS,
     META_ATTRIBUTES,
     META_METHODS,
@@ -41,9 +42,6 @@ _PYTHON_BUILTINS = frozenset({"len", "max", "min", "abs", "round", "sum"})
 _META_CALLS = META_METHODS - {"data_ptr", "type"}
 _META_READS = META_ATTRIBUTES - {"training"}
 
-# Methods that keep a boolean mask a boolean mask: ``mask.view(b, n)``, ``mask.unsqueeze(-1)``.
-_MASK_KEEPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "flatten",
-                                   "t", "transpose", "permute", "contiguous", "clone", "detach", "bool", "logical_not"})
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
 WHOLE = -1  # a call's whole result, where an element index would stand
@@ -155,7 +153,7 @@ class FunctionArguments:
             if attr in BOOL_PREDICATES:  # ``torch.isnan(x)``, ``x.isnan()``; not ``np.isnan``
                 resolved = self.imports.resolve(dotted_name(func))
                 return resolved is None or resolved.startswith("torch.")
-            return attr == "bool" or (attr in _MASK_KEEPING_METHODS and self.is_mask(func.value))
+            return attr == "bool" or (attr in MASK_KEEPING_METHODS and self.is_mask(func.value))
         return False
 
     def is_tensor(self, node: ast.expr) -> bool:

@@ -168,6 +168,9 @@ BOOL_PREDICATES = frozenset(
      "less_equal", "not_equal"}
 )
 BOOL_DTYPES = frozenset({"torch.bool"})
+# Methods that keep a boolean mask a boolean mask: ``mask.view(b, n)``, ``(x == 0).squeeze(-1)``.
+MASK_KEEPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "flatten",
+                                  "t", "transpose", "permute", "contiguous", "clone", "detach", "bool", "logical_not"})
 
 
 # -- what a call of ``torch.<...>`` returns -------------------------------------------------------

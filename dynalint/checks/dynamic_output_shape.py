@@ -25,6 +25,7 @@ from dynalint.analysis.torch_facts import (
     BOOL_PREDICATES,
     DYNAMIC_SHAPE_FUNCTIONS,
     DYNAMIC_SHAPE_OPS,
+    MASK_KEEPING_METHODS,
     NUMPY_DYNAMIC_SHAPE_FUNCTIONS,
 )
 from dynalint.analysis.values.lattice import Kind
@@ -272,6 +273,9 @@ class DynamicOutputShape(Rule):
             return None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _MASK_VIEWS):
+            return self._mask(node.func.value)  # ``~((x == 0) | (g <= 0)).squeeze(-1)``: still the mask (pypose)
         if isinstance(node, cst.Subscript):  # indexing keeps the dtype, where the dtype is known
             guessed = isinstance(node.value, cst.Name) and node.value.value in self._dtype_unknown[-1]
             return self._mask(node.value) if maybe_tensor and not guessed else None
@@ -329,6 +333,10 @@ class DynamicOutputShape(Rule):
             a.keyword is not None and a.keyword.value == "dtype" and self.context.resolve(a.value) in BOOL_DTYPES
             for a in node.args
         )
+
+
+# The mask-keeping methods that only reshape or copy it (``.bool()`` and ``.logical_not()`` make a mask of anything).
+_MASK_VIEWS = MASK_KEEPING_METHODS - {"bool", "logical_not"}
 
 
 def _named_as_mask(name: str) -> bool:
