@@ -1342,3 +1342,53 @@ def test_a_value_of_unknown_type_is_a_tensor_once_a_tensor_only_call_succeeds_on
     found = [(f.code, f.start.line, f.confidence)
              for f in lint_source(source, "m.py", Config(select=("DYN104", "DYN102")))]
     assert found == [("DYN104", 9, Confidence.LIKELY), ("DYN102", 15, Confidence.CERTAIN)]
+
+
+ACCUMULATED = textwrap.dedent("""\
+    import torch
+
+
+    class Counter:
+        def __init__(self):
+            self.correct = 0
+            self.seen = 0
+
+        def update(self, pred, target):
+            self.correct += (pred.argmax(-1) == target).sum()
+            self.seen += len(target)
+
+        def compute(self):
+            if self.seen == 0:
+                return 0.0
+            return float(self.correct) / self.seen
+
+
+    counter = Counter()
+
+
+    @torch.compile(backend="eager")
+    def step(pred, target):
+        counter.update(pred, target)
+        return counter.compute()
+
+
+    step(torch.randn(4, 3), torch.tensor([0, 1, 2, 0]))
+""")
+
+
+def test_an_attribute_a_tensor_is_added_to_holds_a_tensor() -> None:
+    """opacus' ``self.unclipped_num += (len(f) - (f < 1).sum())``, then ``float(self.unclipped_num)`` in another
+    method (GB0124 on the ground-truth bench): the count starts as ``0`` and becomes a tensor. One that only
+    ever adds Python ints (``self.seen += len(target)``) stays a Python value."""
+    lines = ACCUMULATED.splitlines()
+    findings = lint_source(ACCUMULATED, "counter.py", Config(select=("DYN102", "DYN104")))
+    assert [(f.code, lines[f.start.line - 1].strip()) for f in findings] == [
+        ("DYN104", "return float(self.correct) / self.seen")]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_reading_an_attribute_a_tensor_was_added_to() -> None:
+    from conftest import dynamo_break_lines
+
+    findings = lint_source(ACCUMULATED, "counter.py", Config(select=("DYN102", "DYN104")))
+    assert dynamo_break_lines(ACCUMULATED) == {f.start.line for f in findings}

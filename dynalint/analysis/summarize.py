@@ -529,6 +529,12 @@ class _Summarizer(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if self._arguments and not self._arguments[-1].is_python(node.value):
             self._arguments[-1].bind(node.target, None)
+        dotted = dotted_name(node.target)
+        class_name = self._enclosing_class_of_function()
+        if (dotted and dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
+                and self._makes_tensor(node.value)):
+            # ``self.unclipped += (factor < 1).sum()``: a count kept as ``0`` until a tensor is added to it
+            self.summary.classes[class_name].tensor_attrs.add(dotted[5:])
         self.generic_visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
