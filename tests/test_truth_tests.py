@@ -136,3 +136,39 @@ def test_the_result_of_tensor_or_python_is_the_tensor_only_when_the_tensor_is_tr
     found = findings_of("kept = (y > 0).all() or force\nif kept:\n    y = y + 1")
     assert [(line, confidence) for line, confidence, _ in found] == [(1, "certain"), (2, "likely")]
     assert "only when `(y > 0).all()`" in found[1][2]
+
+
+ANY_ALL = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def checks(x, flags):
+    x = x.abs()
+    if any(x > 0.5):
+        x = x * 2
+    finite = all(torch.isfinite(x))
+    listed = any([True, False])
+    stepped = all(v > 0 for v in flags)
+    reduced = bool(x.any())
+    return x, finite, listed, stepped, reduced
+
+
+checks(torch.randn(3), [1, 2])
+"""
+
+
+def test_the_builtins_any_and_all_over_a_tensor_ask_each_element() -> None:
+    """``any(x > 0.5)`` steps through the tensor and asks each element for its truth; ``any`` of a list and
+    ``all`` of a generator over Python values do not. The ``if`` around ``any()`` tests a Python bool."""
+    found = [(f.start.line, f.message.split(" on ")[0]) for f in lint_source(ANY_ALL, "checks.py",
+                                                                           Config(select=("DYN102",)))]
+    assert found == [(7, "`any()`"), (9, "`all()`"), (12, "`bool()`")]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_any_and_all_step_through_a_tensor() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(ANY_ALL, "checks.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(ANY_ALL) == {f.start.line for f in found}

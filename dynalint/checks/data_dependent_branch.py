@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
 
 _SHOWN_CONDITION = 60  # characters of a static guard quoted in the message
+# Builtins that ask a value for its truth: ``bool(t)``, and ``any`` / ``all`` of a tensor, which ask each element's.
+_TRUTH_BUILTINS = {"builtins.bool": "`bool()`", "builtins.any": "`any()`", "builtins.all": "`all()`"}
 
 
 class DataDependentBranch(Rule):
@@ -78,10 +80,13 @@ class DataDependentBranch(Rule):
             self._report_first(self._tested(node.left), node, construct, self._static_guard(node))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.resolve(node.func) == "builtins.bool" and len(node.args) == 1:
+        resolved = self.context.resolve(node.func)
+        if resolved in _TRUTH_BUILTINS and len(node.args) == 1 and not node.args[0].star:
             kind = self.context.kind(node.args[0].value)
             if kind.is_tensor_like:
-                self.report(node, confidence=kind.confidence, construct="`bool()`")
+                # ``any(x > 0.5)`` steps through the tensor and asks each element for its truth (GB0170)
+                self.report(node, confidence=kind.confidence, construct=_TRUTH_BUILTINS[resolved],
+                            gb_ids=None if resolved == "builtins.bool" else ("GB0170",))
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
                     rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,
@@ -113,8 +118,8 @@ class DataDependentBranch(Rule):
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             self._judged.add(id(expression))
             return self._tested(expression.expression, condition)
-        if isinstance(expression, cst.Call) and self.context.resolve(expression.func) == "builtins.bool":
-            return []  # reported once, at the ``bool()`` call
+        if isinstance(expression, cst.Call) and self.context.resolve(expression.func) in _TRUTH_BUILTINS:
+            return []  # reported once, at the ``bool()`` call (``any()`` gives a Python bool)
         return [(expression, condition)]
 
     def _data_under(self, value: cst.BaseExpression, narrowed: set[str]) -> bool:
