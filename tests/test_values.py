@@ -1392,3 +1392,52 @@ def test_dynamo_breaks_on_reading_an_attribute_a_tensor_was_added_to() -> None:
 
     findings = lint_source(ACCUMULATED, "counter.py", Config(select=("DYN102", "DYN104")))
     assert dynamo_break_lines(ACCUMULATED) == {f.start.line for f in findings}
+
+
+DECLARED_FIELDS = textwrap.dedent("""\
+    from dataclasses import dataclass
+    from typing import NamedTuple, Optional
+
+    import torch
+
+
+    class State(NamedTuple):
+        t: torch.Tensor
+        n: int
+
+
+    @dataclass
+    class Settings:
+        scale: torch.Tensor
+        steps: int
+
+
+    @torch.compile(backend="eager")
+    def advance(state: State, settings: Optional[Settings], x):
+        if state.t > 0.5:
+            x = x * 2
+        if settings.scale > 1:
+            x = x + 1
+        if state.n > 1 and settings.steps > 1:
+            x = x - 1
+        return x
+
+
+    advance(State(torch.tensor(0.7), 2), Settings(torch.tensor(2.0), 3), torch.ones(2))
+""")
+
+
+def test_a_field_a_named_tuple_or_dataclass_declares_a_tensor_is_one_on_a_parameter_declared_that_class() -> None:
+    """``state.t`` of ``state: State`` with ``class State(NamedTuple): t: torch.Tensor`` is a tensor (GB0170 under
+    Dynamo, torch 2.13, and so for a dataclass's field); the fields declared ``int`` are Python values."""
+    lines = DECLARED_FIELDS.splitlines()
+    findings = lint_source(DECLARED_FIELDS, "state.py", Config(select=("DYN102",)))
+    assert [lines[f.start.line - 1].strip() for f in findings] == ["if state.t > 0.5:", "if settings.scale > 1:"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_a_tensor_field_of_a_declared_class() -> None:
+    from conftest import dynamo_break_lines
+
+    findings = lint_source(DECLARED_FIELDS, "state.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(DECLARED_FIELDS) == {f.start.line for f in findings}

@@ -294,6 +294,7 @@ class LintContext:
             self._call_type, self.program.parameter_types(qualified),
             (lambda held, attr: self._held_tensor(class_qualified, held, attr)) if class_qualified else None,
             self.program.passed_none(qualified),
+            lambda name, attr: self._declared_tensor(qualified, name, attr),
         )
         # A ``def`` nested in uncompiled code stays uncompiled; otherwise the program decides.
         region = None if top.kind == "block" and top.region is None else self.program.region_of(qualified)
@@ -328,6 +329,18 @@ class LintContext:
         return bool(classes) and all(
             (found := self.program.attribute_types(cls).get(attr)) is not None and found.is_tensor for cls in classes
         )
+
+    def _declared_tensor(self, function: str, name: str, attr: str) -> bool:
+        """Whether parameter ``name`` of ``function`` is declared classes of the tree that each hold a tensor in
+        ``attr`` (its annotation, ``Optional`` allowed: ``None`` has no attributes to read)."""
+        entry = self.program.functions.get(function)
+        written = entry.definition.annotations.get(name) if entry is not None else None
+        if written is None:
+            return False
+        classes = [self.program.resolve_class(entry.module, c) if c else None for c in classes_named(written)]
+        return bool(classes) and all(
+            c is not None and (found := self.program.attribute_types(c).get(attr)) is not None and found.is_tensor
+            for c in classes)
 
     def _class_attributes(self, class_qualified: str) -> tuple[set[str], set[str]]:
         """``self.<attr>`` names that hold parameters or buffers, and those that hold ``torch.nn`` layers."""

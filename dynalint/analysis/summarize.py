@@ -322,6 +322,11 @@ class _Summarizer(ast.NodeVisitor):
             self.summary.classes[qualname].metaclass = self.imports.resolve(metaclass) or metaclass
         if any(base in TYPED_DICTS for base in bases):
             self.summary.classes[qualname].optional_keys = self._has_optional_keys(node)
+        # Fields declared tensors in the class body (a ``NamedTuple``'s or dataclass's ``t: torch.Tensor``).
+        self.summary.classes[qualname].tensor_attrs.update(
+            statement.target.id for statement in node.body
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+            and self.imports.resolve(dotted_name(statement.annotation)) in TENSOR_TYPES)
         self._push(("class", node.name))
         self.generic_visit(node)
         self._pop()

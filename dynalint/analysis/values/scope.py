@@ -86,6 +86,9 @@ class ValueScope:
     # ``self.<held>.<attr>`` is a tensor: the object ``self.<held>`` holds (a submodule, a plain helper)
     # stores a tensor in ``attr`` (answered by the program from the classes' summaries).
     held_tensor: Callable[[str, str], bool] | None = None
+    # ``<name>.<attr>`` is a tensor: ``name`` is a parameter declared a class of the tree that holds a tensor in
+    # ``attr`` (``state: State`` with ``class State(NamedTuple): t: torch.Tensor``).
+    declared_tensor: Callable[[str, str], bool] | None = None
     # Names bound to ``A or t`` / ``A and t`` with ``A`` a test on metadata: a tensor only when ``A``
     # is false (or true), which Dynamo knows while tracing; the condition, as shown in messages.
     conditional: dict[str, str] = field(default_factory=dict)
@@ -122,12 +125,14 @@ class ValueScope:
         parameter_types: dict[str, ValueType] | None = None,
         held_tensor: Callable[[str, str], bool] | None = None,
         none_parameters: frozenset[str] = frozenset(),
+        declared_tensor: Callable[[str, str], bool] | None = None,
     ) -> ValueScope:
         """The scope at the top of ``node``'s body; ``parameter_types`` are what the program knows of the
         parameters: what every call in compiled code passes, else what the annotations say."""
         scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
                     dict(parent.structures) if parent else {}, set(parent.containers) if parent else set(),
                     held_tensor)
+        scope.declared_tensor = declared_tensor
         params = node.params
         ordered = named_parameters(params)
         is_forward = is_method and node.name.value == "forward"
@@ -543,6 +548,8 @@ class ValueScope:
             return Kind.TENSOR
         if self.resolve(node) is not None:
             return Kind.CONST  # a module attribute such as ``torch.float32``
+        if self.declared_tensor is not None and type(holder) is cst.Name and self.declared_tensor(holder.value, attr):
+            return Kind.TENSOR
         base = self.kind(node.value)
         if attr in META_ATTRIBUTES and base in (Kind.TENSOR, Kind.LIKELY_TENSOR, Kind.INPUT, Kind.UNKNOWN):
             return Kind.META
