@@ -335,7 +335,7 @@ class LintContext:
         ``attr`` (its annotation, ``Optional`` allowed: ``None`` has no attributes to read)."""
         entry = self.program.functions.get(function)
         written = entry.definition.annotations.get(name) if entry is not None else None
-        if written is None:
+        if entry is None or written is None:
             return False
         classes = [self.program.resolve_class(entry.module, c) if c else None for c in classes_named(written)]
         return bool(classes) and all(
