@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from dynalint.analysis.compile_guards import CST, Untraced, guard, statements_after_early_exit
+from dynalint.analysis.loop_exits import returns_before_backedge
 from dynalint.analysis.program import Callee, Program
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.summary import ModuleSummary
@@ -57,6 +58,9 @@ class LintContext:
         # Node id -> whether it is free of side effects (``lint/rewrites.is_pure``), for this parsed function.
         self.pure: dict[int, bool] = {}
         self._depth: dict[tuple[str | None, int], int] = {}  # (function, part kind) -> how deep
+        # Node id -> whether Dynamo's scan for a loop from a break there meets a ``return`` first, for the nodes of
+        # each loop's body (its innermost loop's answer): such a break resumes, it does not give up the frame.
+        self._returns_first: dict[int, bool] = {}
 
     # -- what rules read ------------------------------------------------------------------------
     @property
@@ -155,6 +159,14 @@ class LintContext:
         function = self._stack[-1].function
         return self._depth.get((function, _SKIPS_FRAME), 0) > 0 and not self._depth.get((function, _CONDITIONAL), 0)
 
+    def skips_frame_at(self, node: cst.CSTNode) -> bool:
+        """``skips_frame`` for a break at ``node``: in a ``try``, or in a loop's body where no ``return`` comes
+        before the jump back (``loop_exits``: Dynamo then takes the break for one outside any loop)."""
+        if not self.skips_frame:
+            return False
+        function = self._stack[-1].function
+        return self._depth.get((function, _IN_TRY), 0) > 0 or not self._returns_first.get(id(node), False)
+
     def is_compiling_check(self, node: cst.BaseExpression) -> bool:
         """``torch.compiler.is_compiling()``, a name assigned from it, or a call of a function of the tree
         that returns it: ``True`` whenever Dynamo traces. So is ``x is None`` for a name that is ``None``
@@ -234,8 +246,9 @@ class LintContext:
             self._mark(_CONDITIONAL, node.right)
         elif type(node) is cst.For or type(node) is cst.While:
             self._mark(_SKIPS_FRAME, node.body, node.orelse)
+            self._returns_first.update(returns_before_backedge(node))
         elif type(node) is cst.Try or type(node) is cst.TryStar:
-            self._mark(_SKIPS_FRAME, node)
+            self._mark(_SKIPS_FRAME | _IN_TRY, node)
         elif type(node) is cst.If:
             self._mark(_CONDITIONAL, node.body, node.orelse)
             self._mark_uncompiled_branch(node)
@@ -256,7 +269,7 @@ class LintContext:
 
     def _step_in(self, part: int, step: int) -> None:
         function = self._stack[-1].function
-        for kind in (_SKIPS_FRAME, _CONDITIONAL):
+        for kind in (_SKIPS_FRAME, _CONDITIONAL, _IN_TRY):
             if part & kind:
                 self._depth[function, kind] = self._depth.get((function, kind), 0) + step
 
@@ -357,7 +370,7 @@ class LintContext:
             self._uncompiled_blocks.add(id(orelse.body if isinstance(orelse, cst.Else) else orelse))
 
 
-_SKIPS_FRAME, _CONDITIONAL = 1, 2  # kinds of part in LintContext._parts
+_SKIPS_FRAME, _CONDITIONAL, _IN_TRY = 1, 2, 4  # kinds of part in LintContext._parts
 
 
 def _join(prefix: str, name: str) -> str:

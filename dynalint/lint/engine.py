@@ -301,7 +301,8 @@ def _without_form_feed_indents(lines: list[str], first: int) -> tuple[list[str],
 
 
 def _without_follow_ons(reports: Sequence[Report], findings: list[Finding]) -> list[Finding]:
-    """After a break where Dynamo gives up the frame (in a loop's body or a ``try``), the rest of the function
+    """After a break where Dynamo gives up the frame (in a ``try``, or in a loop's body with no ``return`` before
+    the jump back: ``analysis/loop_exits.py``), the rest of the function
     runs eagerly: a later break in it never happens. The first is reported, naming the lines it hides, and
     marked ``gives_up_frame`` for the program post-pass.
     Only a certain finding on every path hides others: a likely one may not break at all. A break that the

@@ -43,7 +43,7 @@ class Report:
     message: str
     confidence: Confidence
     region: Region | None
-    skips_frame: bool = False  # inside a loop's body or a ``try``: a break here gives up the frame
+    skips_frame: bool = False  # a break here gives up the frame (``LintContext.skips_frame_at``)
     rewrite: Rewrite | None = None  # the rule's fix, as LibCST (``rewrites.py``)
     # The GB ids of the pattern found, where a rule's patterns break with different ids (a slice bound
     # GB0124, a 0-d index GB0033); ``None``: the rule's ``gb_ids``.
@@ -107,7 +107,7 @@ class Rule:
                 message=self.message.format(**fields) if fields else self.message,
                 confidence=confidence or self.confidence,
                 region=region or self.context.region,
-                skips_frame=self.context.skips_frame or gives_up_frame,
+                skips_frame=self.context.skips_frame_at(node) or gives_up_frame,
                 rewrite=rewrite,
                 gb_ids=gb_ids,
                 pattern=pattern,
