@@ -261,6 +261,13 @@ BUILDER_MODULES: dict[str, str] = {
     "pytorch_ood": "gt_pytorch_ood",
     "deepctr_torch": "gt_deepctr_torch",
     "torch_uncertainty": "gt_torch_uncertainty",
+    # The fifteenth pick, the sealed half after the fourteenth was scored, to be built blind the same way.
+    "vmas": "gt_vmas",
+    "torchist": "gt_torchist",
+    "sparsemax": "gt_sparsemax",
+    "tab_transformer_pytorch": "gt_tab_transformer_pytorch",
+    "came_pytorch": "gt_came_pytorch",
+    "adan_pytorch": "gt_adan_pytorch",
 }
 
 

@@ -185,6 +185,12 @@ LIBRARIES: dict[str, str] = {
     "pytorch-ood": "0.4.0",
     "deepctr-torch": "0.3.0",
     "torch-uncertainty": "0.13.0",
+    "vmas": "1.5.2",  # the fifteenth pick, named after the fourteenth was scored: to adan-pytorch
+    "torchist": "1.0.1",
+    "sparsemax": "0.1.9",
+    "tab-transformer-pytorch": "0.6.1",
+    "came-pytorch": "0.1.3",
+    "adan-pytorch": "0.1.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
