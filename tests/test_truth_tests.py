@@ -172,3 +172,38 @@ def test_dynamo_breaks_where_any_and_all_step_through_a_tensor() -> None:
 
     found = lint_source(ANY_ALL, "checks.py", Config(select=("DYN102",)))
     assert dynamo_break_lines(ANY_ALL) == {f.start.line for f in found}
+
+
+NOT_A_TENSOR_UNDER_OR = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def scale(grads, clip, limit):
+    if isinstance(clip, torch.Tensor):
+        clip = clip.reshape(())
+    if isinstance(clip, torch.Tensor) or clip != 1.0:
+        grads = grads * clip
+    if isinstance(limit, float) or limit.sum() > 0:
+        grads = grads + 1
+    return grads
+
+
+scale(torch.ones(2), 0.5, torch.ones(2))
+scale(torch.ones(2), torch.tensor(0.5), 2.0)
+"""
+
+
+def test_the_right_side_of_an_or_after_isinstance_tensor_is_asked_of_no_tensor() -> None:
+    """pytorch-optimizer's Adan: ``isinstance(c, torch.Tensor) or c != 1.0`` asks ``c != 1.0`` only when ``c`` is no
+    tensor. ``isinstance(limit, float) or limit.sum() > 0`` proves nothing of the kind: it is still asked."""
+    found = [f.start.line for f in lint_source(NOT_A_TENSOR_UNDER_OR, "adan.py", Config(select=("DYN102",)))]
+    assert found == [10]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_only_where_the_or_leaves_a_tensor() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(NOT_A_TENSOR_UNDER_OR, "adan.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(NOT_A_TENSOR_UNDER_OR) == {f.start.line for f in found}

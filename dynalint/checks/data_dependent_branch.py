@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.analysis.torch_facts import PYTHON_TYPES
-from dynalint.analysis.values.flow import and_operands, isinstance_narrowed
+from dynalint.analysis.torch_facts import PYTHON_TYPES, TENSOR_TYPES
+from dynalint.analysis.values.flow import and_operands, isinstance_narrowed, or_operands
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
@@ -283,7 +283,9 @@ def _is_string_literal(node: cst.BaseExpression) -> bool:
 
 def _python_narrowed(operation: cst.BooleanOperation, context: LintContext) -> set[str]:
     """``isinstance(n, int) and n < 2`` (and ``isinstance(n, int) and n > 0 and n < 2``): the names the
-    operands before an ``and``'s right side prove Python values there."""
-    if not isinstance(operation.operator, cst.And):
-        return set()
-    return isinstance_narrowed(and_operands(operation.left), context.values, lambda types: types <= PYTHON_TYPES)
+    operands before an ``and``'s right side prove Python values there; ``isinstance(c, torch.Tensor) or c != 1.0``
+    (pytorch-optimizer's Adan): the names the operands before an ``or``'s right side, all false there, prove no
+    tensors."""
+    if isinstance(operation.operator, cst.And):
+        return isinstance_narrowed(and_operands(operation.left), context.values, lambda types: types <= PYTHON_TYPES)
+    return isinstance_narrowed(or_operands(operation.left), context.values, lambda types: types <= TENSOR_TYPES)

@@ -206,9 +206,18 @@ def isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.N
 def and_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The operands of an unparenthesised ``and`` chain, left to right (LibCST nests ``A and B and C`` as
     ``(A and B) and C``); anything else is its own single operand."""
-    if not (isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And) and not node.lpar):
+    return _chain(node, cst.And)
+
+
+def or_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an unparenthesised ``or`` chain, left to right; anything else is its own single operand."""
+    return _chain(node, cst.Or)
+
+
+def _chain(node: cst.BaseExpression, operator: type[cst.And] | type[cst.Or]) -> list[cst.BaseExpression]:
+    if not (isinstance(node, cst.BooleanOperation) and isinstance(node.operator, operator) and not node.lpar):
         return [node]
-    return [*and_operands(node.left), node.right]
+    return [*_chain(node.left, operator), node.right]
 
 
 def isinstance_narrowed(operands: list[cst.BaseExpression], values: ValueScope,
