@@ -92,29 +92,17 @@ def _resolved(keywords: dict[str, Any]) -> dict[str, Any]:
     return {**keywords, "restart_cond": RESTARTS[keywords["restart_cond"]]}
 
 
-def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
-    """The bench's tiny MLP or conv net (``bf16``: the MLP in bfloat16) and a batch for it."""
-    import torch
-
-    from gt_optimizer_bench import tiny_inputs, tiny_net
-
-    if kind == "bf16":
-        x, y = tiny_inputs("mlp")
-        return tiny_net("mlp").to(torch.bfloat16), x.to(torch.bfloat16), y.to(torch.bfloat16)
-    return (tiny_net(kind), *tiny_inputs(kind))
-
-
 def build(name: str) -> Built:
     import warnings
 
     import torch
     from adan_pytorch import Adan
 
-    from gt_optimizer_bench import optimizer_model
+    from gt_optimizer_bench import optimizer_model, tiny_model
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     keywords, kind, net_kind = MODELS[name]
-    net, x, y = _net_and_inputs(net_kind)
+    net, x, y = tiny_model(net_kind)
     groups = {kind: _resolved(settings) for kind, settings in GROUPS.items()}
     return optimizer_model(Adan, _resolved(keywords), kind, net, x, y, groups)

@@ -70,28 +70,16 @@ def names() -> list[str]:
     return list(MODELS)
 
 
-def _net_and_inputs(kind: str) -> tuple[Any, Any, Any]:
-    """The bench's tiny MLP or conv net (``bf16``: the MLP in bfloat16) and a batch for it."""
-    import torch
-
-    from gt_optimizer_bench import tiny_inputs, tiny_net
-
-    if kind == "bf16":
-        x, y = tiny_inputs("mlp")
-        return tiny_net("mlp").to(torch.bfloat16), x.to(torch.bfloat16), y.to(torch.bfloat16)
-    return (tiny_net(kind), *tiny_inputs(kind))
-
-
 def build(name: str) -> Built:
     import warnings
 
     import torch
     from came_pytorch.CAME import CAME
 
-    from gt_optimizer_bench import optimizer_model
+    from gt_optimizer_bench import optimizer_model, tiny_model
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     keywords, kind, net_kind = MODELS[name]
-    net, x, y = _net_and_inputs(net_kind)
+    net, x, y = tiny_model(net_kind)
     return optimizer_model(CAME, keywords, kind, net, x, y, GROUPS)

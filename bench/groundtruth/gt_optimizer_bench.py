@@ -43,6 +43,14 @@ def tiny_inputs(kind: str) -> tuple[torch.Tensor, torch.Tensor]:
     return x, torch.randn(BATCH, OUT, generator=gen)
 
 
+def tiny_model(kind: str) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    """``tiny_net(kind)`` and its batch; ``bf16``: the MLP and its batch in bfloat16."""
+    if kind == "bf16":
+        x, y = tiny_inputs("mlp")
+        return tiny_net("mlp").to(torch.bfloat16), x.to(torch.bfloat16), y.to(torch.bfloat16)
+    return (tiny_net(kind), *tiny_inputs(kind))
+
+
 class _EmbeddingBag(nn.Module):
     """Token ids -> a sparse-gradient embedding, averaged, then a dense head."""
 
