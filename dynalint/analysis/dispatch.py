@@ -98,6 +98,15 @@ def sources(expr: ast.expr, function: FunctionSummary | None) -> list[str]:
     return [REF + written]
 
 
+def argument_of(source: str) -> tuple[str, str] | None:
+    """``arg:Model.__init__:0:encoder`` (what ``parameter_sources`` writes) -> the function and the parameter's
+    name, ``("Model.__init__", "encoder")``; ``None`` for any other source."""
+    if not source.startswith(ARGUMENT):
+        return None
+    function, _position, parameter = source[len(ARGUMENT):].rsplit(":", 2)
+    return function, parameter
+
+
 def parameter_sources(function: FunctionSummary, name: str) -> list[str]:
     """Where parameter ``name`` of ``function`` gets its value: the arguments of its calls, and its default."""
     position = _position(function, name)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dynalint.analysis.dispatch import ARGUMENT, REF
+from dynalint.analysis.dispatch import REF, argument_of
 from dynalint.analysis.torch_facts import NN_TENSOR_CLASSES
 from dynalint.analysis.type_hints import class_of_type
 
@@ -137,9 +137,8 @@ def stored_from_parameter(context: LintContext, node: cst.BaseExpression, patter
         return False
     cls = enclosing_class(context)
     found = context.program.attribute_sources(cls, node.attr.value) if cls else []
-    arguments = [source for _, source in found if source != REF + "None"]
-    return bool(arguments) and all(
-        source.startswith(ARGUMENT) and pattern.search(source.rpartition(":")[2]) for source in arguments)
+    arguments = [argument_of(source) for _, source in found if source != REF + "None"]
+    return bool(arguments) and all(argument is not None and pattern.search(argument[1]) for argument in arguments)
 
 
 def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved: str | None) -> str:

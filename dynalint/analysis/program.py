@@ -94,8 +94,8 @@ class AttributeType:
 
 def _from_constructor(source: str) -> bool:
     """A dispatch source that is what a constructor's callers pass (``arg:Model.__init__:0:encoder``)."""
-    return source.startswith(dispatch.ARGUMENT) and source[len(dispatch.ARGUMENT):].rsplit(":", 2)[0].endswith(
-        ".__init__")
+    argument = dispatch.argument_of(source)
+    return argument is not None and argument[0].endswith(".__init__")
 
 
 @dataclass

@@ -10,6 +10,7 @@ intra-function rule: code under ``if not torch.compiler.is_compiling():`` (or th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -338,10 +339,7 @@ class LintContext:
 
     def _held_tensor(self, class_qualified: str, held: str, attr: str) -> bool:
         """Whether every class ``self.<held>`` may hold stores a tensor in ``attr``."""
-        classes = self.program.attribute_classes(class_qualified, held)
-        return bool(classes) and all(
-            (found := self.program.attribute_types(cls).get(attr)) is not None and found.is_tensor for cls in classes
-        )
+        return self._hold_tensor(self.program.attribute_classes(class_qualified, held), attr)
 
     def _declared_tensor(self, function: str, name: str, attr: str) -> bool:
         """Whether parameter ``name`` of ``function`` is declared classes of the tree that each hold a tensor in
@@ -350,7 +348,11 @@ class LintContext:
         written = entry.definition.annotations.get(name) if entry is not None else None
         if entry is None or written is None:
             return False
-        classes = [self.program.resolve_class(entry.module, c) if c else None for c in classes_named(written)]
+        return self._hold_tensor([self.program.resolve_class(entry.module, c) if c else None
+                                  for c in classes_named(written)], attr)
+
+    def _hold_tensor(self, classes: Sequence[str | None], attr: str) -> bool:
+        """Whether there are ``classes`` and every one is a class of the tree that stores a tensor in ``attr``."""
         return bool(classes) and all(
             c is not None and (found := self.program.attribute_types(c).get(attr)) is not None and found.is_tensor
             for c in classes)

@@ -453,14 +453,13 @@ class _Summarizer(ast.NodeVisitor):
                 elif callee and "." not in dotted and (function is not None or not self.scopes):
                     types = function.local_types if function is not None else self.summary.module_types
                     types[dotted] = callee
-            elif (dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
-                    and self._makes_tensor(value)):
-                self.summary.classes[class_name].tensor_attrs.add(dotted[5:])  # ``self.span = end - start``
             elif (isinstance(value, ast.Name) and dotted.startswith("self.") and dotted.count(".") == 1
                     and function is not None and class_name in self.summary.classes):
                 declared = self._declared_class(function, value.id)
                 if declared:  # ``self.encoder = encoder`` with ``encoder: Encoder``: held as declared
                     self.summary.classes[class_name].attr_declared[dotted[5:]] = declared
+            else:
+                self._tensor_attribute(dotted, class_name, value)  # ``self.span = end - start``
 
     def _declared_class(self, function: FunctionSummary, name: str) -> str | None:
         """The class parameter ``name`` is annotated with, as written; ``None`` for a union
@@ -527,6 +526,12 @@ class _Summarizer(ast.NodeVisitor):
             function.returns_class = function.local_types[node.value.id]
         self.generic_visit(node)
 
+    def _tensor_attribute(self, dotted: str | None, class_name: str | None, value: ast.expr) -> None:
+        """Record ``self.<attr>`` as holding a tensor where ``value``, given to it, is one by its syntax."""
+        if (dotted and dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
+                and self._makes_tensor(value)):
+            self.summary.classes[class_name].tensor_attrs.add(dotted[5:])
+
     def _makes_tensor(self, node: ast.expr) -> bool:
         """Syntax alone says ``node`` is a tensor (``call_arguments.makes_tensor``)."""
         return makes_tensor(node, self.imports)
@@ -534,12 +539,8 @@ class _Summarizer(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if self._arguments and not self._arguments[-1].is_python(node.value):
             self._arguments[-1].bind(node.target, None)
-        dotted = dotted_name(node.target)
-        class_name = self._enclosing_class_of_function()
-        if (dotted and dotted.startswith("self.") and dotted.count(".") == 1 and class_name in self.summary.classes
-                and self._makes_tensor(node.value)):
-            # ``self.unclipped += (factor < 1).sum()``: a count kept as ``0`` until a tensor is added to it
-            self.summary.classes[class_name].tensor_attrs.add(dotted[5:])
+        # ``self.unclipped += (factor < 1).sum()``: a count kept as ``0`` until a tensor is added to it
+        self._tensor_attribute(dotted_name(node.target), self._enclosing_class_of_function(), node.value)
         self.generic_visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:

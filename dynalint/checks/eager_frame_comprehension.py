@@ -153,11 +153,10 @@ class EagerFrameComprehension(Rule):
         giving_up = [r for r in self.other_breaks(reports) if r.skips_frame and r.region is not None]
         if not giving_up:
             return
-        owned: dict[int, set[int]] = {}  # id of a function -> ids of the nodes in its own loops' bodies
-        orders: dict[int, dict[int, int]] = {}  # id of a function -> id of each node of its own -> source order
+        # id of a function -> (id of each node of its own -> source order, ids of the nodes in its own loops' bodies)
+        walked: dict[int, tuple[dict[int, int], set[int]]] = {}
         for comprehension, function in self._noted:
-            own = owned.setdefault(id(function), _in_own_loops(function))
-            order = orders.setdefault(id(function), _source_order(function))
+            order, own = walked.setdefault(id(function), _own_nodes(function))
             inside = {id(n) for n in descendants(comprehension)}
             at = order.get(id(comprehension), -1)
             # A break in a loop gives the whole function up; one that gives it up elsewhere (in a ``try``) keeps
@@ -180,34 +179,20 @@ def _loops(node: Comprehension) -> list[cst.CompFor]:
     return loops
 
 
-def _source_order(function: cst.FunctionDef) -> dict[int, int]:
-    """The id of each node of ``function``'s own body (not of the functions, lambdas and classes nested in it)
-    -> its place in source order (a node before its children, a statement before the next)."""
-    found: dict[int, int] = {}
-    pending: list[cst.CSTNode] = list(reversed(list(children(function.body))))
-    while pending:
-        current = pending.pop()
-        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        found[id(current)] = len(found)
-        pending.extend(reversed(list(children(current))))
-    return found
-
-
-def _in_own_loops(function: cst.FunctionDef) -> set[int]:
-    """The ids of the nodes in the bodies of ``function``'s ``for`` and ``while`` loops, less those of the
-    functions, lambdas and classes nested in it (frames of their own)."""
-    found: set[int] = set()
-    pending: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in children(function.body)]
+def _own_nodes(function: cst.FunctionDef) -> tuple[dict[int, int], set[int]]:
+    """``function``'s own nodes (not those of the functions, lambdas and classes nested in it): the id of each ->
+    its place in source order (a node before its children, a statement before the next), and the ids of those in
+    the bodies of its ``for`` and ``while`` loops."""
+    order: dict[int, int] = {}
+    in_loops: set[int] = set()
+    pending: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in reversed(list(children(function.body)))]
     while pending:
         current, in_loop = pending.pop()
         if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
+        order[id(current)] = len(order)
         if in_loop:
-            found.add(id(current))
-        if isinstance(current, (cst.For, cst.While)):
-            pending.append((current.body, True))
-            pending.extend((part, in_loop) for part in children(current) if part is not current.body)
-        else:
-            pending.extend((child, in_loop) for child in children(current))
-    return found
+            in_loops.add(id(current))
+        loop_body = current.body if isinstance(current, (cst.For, cst.While)) else None
+        pending.extend((child, in_loop or child is loop_body) for child in reversed(list(children(current))))
+    return order, in_loops

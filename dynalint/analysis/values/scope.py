@@ -131,8 +131,7 @@ class ValueScope:
         parameters: what every call in compiled code passes, else what the annotations say."""
         scope = cls(imports, tensor_attrs, layer_attrs, dict(parent.env) if parent else {}, call_type,
                     dict(parent.structures) if parent else {}, set(parent.containers) if parent else set(),
-                    held_tensor)
-        scope.declared_tensor = declared_tensor
+                    held_tensor, declared_tensor)
         params = node.params
         ordered = named_parameters(params)
         is_forward = is_method and node.name.value == "forward"
