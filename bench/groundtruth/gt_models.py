@@ -268,6 +268,11 @@ BUILDER_MODULES: dict[str, str] = {
     "tab_transformer_pytorch": "gt_tab_transformer_pytorch",
     "came_pytorch": "gt_came_pytorch",
     "adan_pytorch": "gt_adan_pytorch",
+    # Joined the fifteenth pick before any of it was scored, built blind the same way.
+    "neuralop": "gt_neuralop",
+    "bs_roformer": "gt_bs_roformer",
+    "lambda_networks": "gt_lambda_networks",
+    "siren_pytorch": "gt_siren_pytorch",
 }
 
 

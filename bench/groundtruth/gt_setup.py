@@ -191,6 +191,10 @@ LIBRARIES: dict[str, str] = {
     "tab-transformer-pytorch": "0.6.1",
     "came-pytorch": "0.1.3",
     "adan-pytorch": "0.1.0",
+    "neuraloperator": "2.0.0",  # joined the fifteenth pick before its score: to siren-pytorch
+    "bs-roformer": "1.2.4",
+    "lambda-networks": "0.4.0",
+    "siren-pytorch": "0.1.7",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
