@@ -12,6 +12,7 @@ Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``RE
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -110,7 +111,18 @@ def entry_points(model: Any) -> list[str]:
     """The library code a compiled ``model`` enters, as ``module:qualname``: what a bench wrapper says it
     calls (``entry_points()``), else the model's own class (its ``forward``)."""
     entered = model.entry_points() if hasattr(model, "entry_points") else [type(model)]
-    return [f"{getattr(e, '__module__', '?')}:{getattr(e, '__qualname__', '?')}" for e in entered]
+    return [f"{getattr(e, '__module__', '?')}:{getattr(e, '__qualname__', '?')}" for e in map(_named, entered)]
+
+
+def _named(entered: Any) -> Any:
+    """What an entry point runs, as something with a qualified name: the function a ``functools.partial``
+    wraps, the function of a bound method, and the class of an instance (calling it runs the class's
+    ``__call__``). Until 2026-11-28 these were written ``functools:?`` or ``pkg.mod:?``, which the static side
+    cannot declare."""
+    while isinstance(entered, functools.partial):
+        entered = entered.func
+    entered = getattr(entered, "__func__", entered)
+    return entered if hasattr(entered, "__qualname__") else type(entered)
 
 
 def library_call(module: str, name: str, *args: Any, **static: Any) -> Callable[[], Built]:

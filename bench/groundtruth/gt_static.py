@@ -85,11 +85,25 @@ def distribution(package: str) -> str:
     return metadata.packages_distributions().get(package, [package.replace("_", "-")])[0]
 
 
+def _declarable(entries: Iterable[str]) -> tuple[str, ...]:
+    """The entries the config accepts, each tried alone: one it refuses (an object a model entered that has no
+    qualified name, written ``pkg.mod:?``) is left out by itself. Until 2026-11-28 such an entry made the whole
+    list fall back to none, so cooper and torchxrayvision were linted with no declared entry at all."""
+    kept = []
+    for entry in sorted(entries):
+        try:
+            parse({"compiled": [entry]}, Path.cwd() / "pyproject.toml")
+        except ConfigError:
+            continue
+        kept.append(entry)
+    return tuple(kept)
+
+
 def lint(package: str, entries: Iterable[str] = ()) -> StaticResult:
     """Lint the library's source; ``entries`` (``module:qualname``) are what the models compiled."""
     folder = source_copy(package)
-    declared = tuple(sorted({e for e in entries if e.partition(":")[0].split(".")[0] == package
-                             and "<" not in e.replace(".<locals>.", ".")}))  # no lambda nor comprehension
+    declared = _declarable({e for e in entries if e.partition(":")[0].split(".")[0] == package
+                            and "<" not in e.replace(".<locals>.", ".")})  # no lambda nor comprehension
     try:
         config = parse({"compiled": list(declared)}, Path.cwd() / "pyproject.toml")
     except ConfigError:  # a dynalint from before the ``compiled`` key (scoring an older commit)
