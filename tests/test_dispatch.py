@@ -1354,3 +1354,67 @@ def test_a_super_call_that_hands_arguments_up_still_runs_the_bases_method() -> N
         return Child()(x)
     """
     assert set(reached(source)) == {"base init", "base forward"}
+
+
+ALIASED_APPLY = """
+import torch
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        print("double forward")
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class Halve(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        print("halve forward")
+        return x / 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / 2
+
+
+class Unused(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        print("unused forward")
+        return x
+
+
+def doubled(x):
+    func = Double.apply
+    return func(x)
+
+
+def halved(x):
+    function = Halve
+    return function.apply(x)
+
+
+torch.compile(doubled, backend="eager")(torch.ones(2))
+torch.compile(halved, backend="eager")(torch.ones(2))
+"""
+
+
+def test_an_autograd_function_applied_through_a_local_runs_its_forward() -> None:
+    """linear_operator's ``func = InvQuadLogdet.apply; func(...)`` and ``func = Solve; func.apply(...)``: the local
+    names the ``apply`` (or the class), and calling it traces the ``forward`` as ``Double.apply(x)`` would."""
+    found = reached(ALIASED_APPLY)
+    assert set(found) == {"double forward", "halve forward"}
+    assert [(f.region.chain[-1].function, f.region.chain[-1].via) for f in found.values()] == [
+        ("Double.forward", "func"), ("Halve.forward", "function.apply")]
+
+
+@pytest.mark.torch
+def test_dynamo_traces_an_autograd_function_applied_through_a_local() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(textwrap.dedent(ALIASED_APPLY)) == {f.start.line for f in lint(ALIASED_APPLY)}

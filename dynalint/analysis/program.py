@@ -673,7 +673,10 @@ class Program:
             # ``solver = SOLVERS[method](...)`` then ``solver.integrate(t)``: that method of each class the
             # registry holds (found through the classes' bases).
             classes = [cls for source in function.local_sources[parts[0]] for cls in self.instances(module, source)]
-            return self._methods_of(classes, parts[1])
+            # ``func = Solve`` then ``func.apply(...)``: the attribute of each function or class the local names.
+            named = [t for source in function.local_sources[parts[0]] if source.startswith(dispatch.REF)
+                     for t in self._run(module, f"{source}.{parts[1]}", 0)]
+            return list(dict.fromkeys(self._methods_of(classes, parts[1]) + named))
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
 
@@ -832,6 +835,9 @@ class Program:
         if kind == dispatch.NEW:
             return self.instance_call(self.instance_class(module, written))
         if kind == dispatch.REF:
+            applied = self._applied_function(module, written) if written.endswith(".apply") else None
+            if applied is not None:  # ``func = InvQuadLogdet.apply`` then ``func(...)``: as ``InvQuadLogdet.apply(...)``
+                return [f for f in (self.method(applied, "forward"), self.method(applied, "backward")) if f]
             return self._called(self.resolve_name(module, written))
         if kind in (dispatch.ITEM, dispatch.NEW_ITEM):
             items = self.registry_items(module, written)
