@@ -577,7 +577,8 @@ def test_a_name_defined_by_too_many_classes_is_not_followed() -> None:
             return x
 """ for i in range(program._MAX_BY_NAME))  # with BY_NAME's own, past the limit
     assert {"exact", "linear"} <= set(reached(BY_NAME))
-    assert not reached(BY_NAME + classes)
+    # Only the class the tree itself passes to ``Model`` is left: ``Model(ExactStrategy())``.
+    assert set(reached(BY_NAME + classes)) == {"exact"}
 
 
 def test_an_autograd_function_applied_in_compiled_code_has_its_forward_compiled() -> None:
@@ -1418,3 +1419,55 @@ def test_dynamo_traces_an_autograd_function_applied_through_a_local() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(textwrap.dedent(ALIASED_APPLY)) == {f.start.line for f in lint(ALIASED_APPLY)}
+
+
+HELD_STRATEGY = """
+import torch
+
+
+class TrustRegion:
+    def update(self, x):
+        print("trust region")
+        return x * 2
+
+
+class Adaptive:
+    def update(self, x):
+        print("adaptive")
+        return x / 2
+
+
+class Constant:
+    def update(self, x):
+        print("constant")
+        return x
+
+
+class Optimizer(torch.nn.Module):
+    def __init__(self, strategy=None):
+        super().__init__()
+        self.strategy = TrustRegion() if strategy is None else strategy
+
+    def forward(self, x):
+        return self.strategy.update(x)
+
+
+torch.compile(Optimizer(), backend="eager")(torch.ones(2))
+torch.compile(Optimizer(Adaptive()), backend="eager")(torch.ones(2))
+"""
+
+
+def test_a_method_of_an_attribute_runs_on_each_instance_it_is_given() -> None:
+    """pypose's ``self.strategy = TrustRegion() if strategy is None else strategy``, then ``self.strategy.update(...)``:
+    the method of the class built there, and of each instance a caller of the constructor passes; a class with a
+    method of that name that no one stores there is not run."""
+    found = reached(HELD_STRATEGY)
+    assert set(found) == {"trust region", "adaptive"}
+    assert {f.region.chain[-1].via for f in found.values()} == {"self.strategy.update"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_the_method_of_each_instance_an_attribute_is_given() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(textwrap.dedent(HELD_STRATEGY)) == {f.start.line for f in lint(HELD_STRATEGY)}

@@ -263,18 +263,26 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
     return None
 
 
+def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr) -> list[str]:
+    """A function of the tree or an import handed as an argument, not a local value."""
+    return [s for s in sources(arg, function)
+            if s.startswith(REF) and not _is_class_name(s[len(REF):]) and _worth_keeping(summary, s)]
+
+
 def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call, key: str,
                       is_method: bool) -> None:
     """Keep under ``key`` what each argument of ``call`` may be: instances of classes for a method's arguments,
     functions of the tree or imports for a function's, and the function a lambda's body calls."""
     arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
     arguments += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+    constructor = not is_method and _is_class_name(key)  # ``Optimizer(Adaptive())``: what ``__init__`` stores
     for position, keyword, arg in arguments:
-        if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and is_method:
+        if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and (is_method or constructor):
             found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
-        elif isinstance(arg, (ast.Name, ast.Attribute)):  # a function of the tree or an import, not a local value
-            found = [s for s in sources(arg, function)
-                     if s.startswith(REF) and not _is_class_name(s[len(REF):]) and _worth_keeping(summary, s)]
+            if not found and constructor and isinstance(arg, ast.Name):
+                found = _functions_handed(summary, function, arg)
+        elif isinstance(arg, (ast.Name, ast.Attribute)):
+            found = _functions_handed(summary, function, arg)
         elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
             # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
             called = dotted_name(arg.body.func)

@@ -662,8 +662,17 @@ class Program:
             return self._held_or_bound(module, function, self.attribute_sources(own_class, parts[1])) or [
                 f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
         elif len(parts) == 3 and parts[0] == "self" and function.class_name:
-            # ``self.discrete_net.sample(...)`` with ``self.discrete_net = discrete_net: CategoricalMassEstimator``
-            return self._methods_of(self.declared_classes(module.qualify(function.class_name), parts[1]), parts[2])
+            # ``self.discrete_net.sample(...)`` with ``self.discrete_net = discrete_net: CategoricalMassEstimator``,
+            # or ``self.strategy.update(...)`` with ``self.strategy = TrustRegion() if strategy is None else strategy``
+            own_class = module.qualify(function.class_name)
+            declared = self.declared_classes(own_class, parts[1])
+            if declared:
+                return self._methods_of(declared, parts[2])
+            held = self._methods_of(self.held_classes(own_class, parts[1]), parts[2])
+            if any(source.startswith(dispatch.ARGUMENT) for _, source in self.attribute_sources(own_class, parts[1])):
+                # a parameter stored: a caller outside the tree may pass another class, found by the method's name
+                return list(dict.fromkeys(held + self._by_name(module, function, callee)))
+            return held
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
@@ -847,17 +856,35 @@ class Program:
                     if item.startswith(dispatch.REF)]
             return [t for where, item in made for t in self._run(where, item, depth)]
         if kind == dispatch.ARGUMENT and depth < 2:
-            setter, position, name = written.rsplit(":", 2)
-            owner, _, method = setter.rpartition(".")
-            # What the setter's callers pass; for a method of a class, its subclasses' ``super().<method>(...)`` too,
-            # and for a constructor the ``Cls(...)`` calls (not other classes' ``__init__`` calls of that name).
-            direct = self._arguments_of(method if method != "__init__" else owner.rpartition(".")[2])
-            calls = [*((None, call) for call in direct),
-                     *((sub, call) for sub in self._subclasses().get(module.qualify(owner), ())
-                       for call in self._arguments_of(f"{sub}{dispatch.SUPER_CALL}{method}"))]
-            return [t for handing, (where, at, keyword, found) in calls if at == int(position) or keyword == name
-                    for item in found for t in self._handed_method(handing, item) or self._run(where, item, depth + 1)]
+            return [t for handing, where, item in self._passed_for(module, written)
+                    for t in self._handed_method(handing, item) or self._run(where, item, depth + 1)]
         return []
+
+    def _passed_for(self, module: ModuleSummary, written: str) -> list[tuple[str | None, ModuleSummary, str]]:
+        """What the calls of a setter pass for its parameter (``arg:F:N:name`` less its kind), as ``(handing class,
+        module of the call, source)``: for a method of a class, its subclasses' ``super().<method>(...)`` too
+        (the handing class is that subclass), and for a constructor the ``Cls(...)`` calls (not other classes'
+        ``__init__`` calls of that name)."""
+        setter, position, name = written.rsplit(":", 2)
+        owner, _, method = setter.rpartition(".")
+        direct = self._arguments_of(method if method != "__init__" else owner.rpartition(".")[2])
+        calls = [*((None, call) for call in direct),
+                 *((sub, call) for sub in self._subclasses().get(module.qualify(owner), ())
+                   for call in self._arguments_of(f"{sub}{dispatch.SUPER_CALL}{method}"))]
+        return [(handing, where, item) for handing, (where, at, keyword, found) in calls
+                if at == int(position) or keyword == name for item in found]
+
+    def held_classes(self, class_qualified: str, attr: str) -> list[str]:
+        """The classes of the instances ``self.attr`` is given (``TrustRegion() if strategy is None else strategy``:
+        the one built, and each one the constructor's callers pass, ``Optimizer(Adaptive())``)."""
+        found: list[str] = []
+        for module, source in self.attribute_sources(class_qualified, attr):
+            if source.startswith(dispatch.ARGUMENT):
+                found += [cls for _, where, item in self._passed_for(module, source[len(dispatch.ARGUMENT):])
+                          for cls in self.instances(where, item)]
+            else:
+                found += self.instances(module, source)
+        return list(dict.fromkeys(found))
 
     def _handed_method(self, handing: str | None, source: str) -> list[str]:
         """A bound method a subclass hands its base (``super().__init__(state_fallback=self.initial_state)``): the
