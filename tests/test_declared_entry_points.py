@@ -42,6 +42,7 @@ def unrelated(index):
 """,
     "graphs/models.py": """\
 import torch
+from tensordict.nn import TensorDictModuleBase as ExternalModule
 from torch import nn
 
 
@@ -62,6 +63,21 @@ class Scorer:
     def __call__(self, x):
         print(x)  # what calling an instance runs
         return x
+
+
+class Policy(ExternalModule):
+    def forward(self, x):
+        print(x)  # forward of a class whose module base is another package's
+        return x
+
+
+class Operator:
+    def __init__(self, x):
+        print(x)  # built, never called
+        self.x = x
+
+    def matmul(self, y):
+        return self.x @ y
 
 
 class Trainer:
@@ -87,6 +103,8 @@ PRINTS = {
     "recon_loss": _print_line("graphs/models.py", "a method, not forward"),
     "__call__": _print_line("graphs/models.py", "calling an instance"),
     "loss_step": _print_line("graphs/models.py", "a closure the trainer keeps"),
+    "Policy.forward": _print_line("graphs/models.py", "module base is another package's"),
+    "Operator.__init__": _print_line("graphs/models.py", "built, never called"),
 }
 
 
@@ -120,6 +138,13 @@ def test_declared_method_by_module_and_qualname_inherited_by_a_subclass(tree: Pa
 
 def test_declared_class_runs_what_calling_an_instance_runs(tree: Path) -> None:
     assert set(flagged(tree, "graphs.models.Scorer")) == {PRINTS["__call__"]}
+
+
+def test_a_declared_class_the_tree_cannot_call_runs_its_forward_or_else_its_constructor(tree: Path) -> None:
+    """torchrl's losses derive from tensordict's module base, outside the tree: their ``forward`` is what a call
+    runs. A linear operator or a distribution is built by the compiled code, not called: its constructor runs."""
+    assert set(flagged(tree, "graphs.models.Policy")) == {PRINTS["Policy.forward"]}
+    assert set(flagged(tree, "graphs.models.Operator")) == {PRINTS["Operator.__init__"]}
 
 
 def test_a_nested_function_is_declared_by_its_qualname(tree: Path) -> None:

@@ -1108,11 +1108,18 @@ class Program:
         if qualified in self.functions:
             return [qualified]
         if qualified in self.classes:
-            return self.instance_call(qualified)
+            return self.instance_call(qualified) or self._declared_uncalled(qualified)
         written_owner, _, name = (qualified or "").rpartition(".")
         owner = self.canonical(written_owner)
         found = self.method(owner, name) if owner is not None and owner in self.classes else None
         return [found] if found else []
+
+    def _declared_uncalled(self, class_qualified: str) -> list[str]:
+        """A declared class whose instances the tree does not know how to call: its ``forward`` where it defines
+        one (a base outside the tree, such as tensordict's ``TensorDictModuleBase``, makes it an ``nn.Module``),
+        else what building it runs (a distribution or a linear operator built in the compiled code)."""
+        forward = self.method(class_qualified, "forward")
+        return [forward] if forward else self._called(class_qualified)
 
     def site_targets(self, summary: ModuleSummary, site: CompileSite) -> list[str]:
         if site.target_kind == "function":
