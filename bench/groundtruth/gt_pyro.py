@@ -184,7 +184,10 @@ def build(name: str) -> Built:
                 return distribution.log_prob(distribution.sample())
 
             def entry_points(self) -> list[Any]:
-                return [type(make())]
+                # What ``forward`` runs of it: the constructor, ``sample`` and ``log_prob`` (a distribution's
+                # instances are not called; until 2026-11-28 the class alone was declared, which named nothing).
+                made = type(make())
+                return [made.__init__, made.sample, made.log_prob]
 
         return Dist(), (), {}
     if kind == "flow":
