@@ -273,6 +273,8 @@ BUILDER_MODULES: dict[str, str] = {
     "bs_roformer": "gt_bs_roformer",
     "lambda_networks": "gt_lambda_networks",
     "siren_pytorch": "gt_siren_pytorch",
+    "palm_rlhf_pytorch": "gt_palm_rlhf_pytorch",
+    "recurrent_memory_transformer_pytorch": "gt_recurrent_memory_transformer_pytorch",
 }
 
 

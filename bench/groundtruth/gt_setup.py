@@ -195,6 +195,8 @@ LIBRARIES: dict[str, str] = {
     "bs-roformer": "1.2.4",
     "lambda-networks": "0.4.0",
     "siren-pytorch": "0.1.7",
+    "palm-rlhf-pytorch": "0.8.0",  # joined the fifteenth pick before its score, after the four above
+    "recurrent-memory-transformer-pytorch": "0.7.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
