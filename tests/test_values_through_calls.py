@@ -273,3 +273,64 @@ def test_dynamo_breaks_on_a_branch_on_a_parameter_passed_on() -> None:
 
     found = lint_source(FORWARDED, "solver.py", Config(select=("DYN102",)))
     assert dynamo_break_lines(FORWARDED) == {f.start.line for f in found} == {5}
+
+
+THROUGH_A_LOCAL = """\
+import torch
+
+
+def max_norm(tensor):
+    return tensor.abs().max()
+
+
+def error_ratio(error, tolerance, norm):
+    return norm(error / tolerance).abs()
+
+
+class Solver:
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+
+    def converged(self, y0, y1):
+        ratio = error_ratio(torch.abs(y0 - y1), self.tolerance, max_norm)
+        return ratio < 1
+
+    def steps(self, y0, y1):
+        count = len(y0)
+        return count + 1
+
+    def step(self, y):
+        for _ in range(3):
+            if self.converged(y, y * 0.5):
+                break
+            y = y * 0.5
+        if self.steps(y, y) > 2:
+            y = y + 1
+        return y
+
+
+def run(y):
+    solver = Solver(1e-3)
+    return solver.step(y)
+
+
+torch.compile(run, backend="eager")(torch.ones(3))
+"""
+
+
+def test_a_comparison_of_a_local_bound_to_a_helpers_tensor_returns_a_tensor() -> None:
+    """torchdiffeq's ``_has_converged``: ``ratio = error_ratio(...)`` then ``return ratio < 1``. The local is the
+    helper's tensor, so the method returns one and the branch on it is on a tensor; ``count = len(y0)`` is a
+    Python int, and so is ``count + 1``."""
+    lines = THROUGH_A_LOCAL.splitlines()
+    flagged = [lines[f.start.line - 1].strip()
+               for f in lint_source(THROUGH_A_LOCAL, "solver.py", Config(select=("DYN102",)))]
+    assert flagged == ["if self.converged(y, y * 0.5):"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_a_branch_on_what_a_local_bound_to_a_helper_makes() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(THROUGH_A_LOCAL, "solver.py", Config(select=("DYN102", "DYN508")))
+    assert dynamo_break_lines(THROUGH_A_LOCAL) == {f.start.line for f in found}

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from dynalint.analysis import dispatch, type_hints
-from dynalint.analysis.call_arguments import FunctionArguments, makes_tensor, tensor_if_parameters
+from dynalint.analysis.call_arguments import WHOLE, FunctionArguments, makes_tensor, tensor_if_parameters
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
 from dynalint.analysis.eager_library_calls import runs_eagerly
@@ -510,8 +510,10 @@ class _Summarizer(ast.NodeVisitor):
             parameters = frozenset(name for name, _ in function.params)
             calls, tensors = function.returns_through
             found = tensor_if_parameters(node.value, parameters) - set(tensors)
-            if found:
-                function.returns_through = (calls, tensors + tuple(sorted(found)))
+            called = self._returned_through_locals(node.value, parameters)
+            if found or called:
+                function.returns_through = (calls + tuple(c for c in called if c not in calls),
+                                            tensors + tuple(sorted(found)))
         if function is not None and isinstance(node.value, ast.Call):
             callee = dotted_name(_strip_module_methods(node.value).func)
             resolved = self.imports.resolve(callee) or ""
@@ -525,6 +527,21 @@ class _Summarizer(ast.NodeVisitor):
         elif function is not None and isinstance(node.value, ast.Name) and node.value.id in function.local_types:
             function.returns_class = function.local_types[node.value.id]
         self.generic_visit(node)
+
+    def _returned_through_locals(self, returned: ast.expr, parameters: frozenset[str]) -> list[str]:
+        """The calls whose results make ``returned`` a tensor through the locals bound to them, for the program
+        to follow as it follows a returned call: ``error_ratio = _compute_error_ratio(...)`` then ``return
+        error_ratio < 1`` (torchdiffeq's ``_has_converged``) is a tensor where that function returns one."""
+        if not self._arguments:
+            return []
+        bound = self._arguments[-1].bound
+        found = []
+        for name in sorted(tensor_if_parameters(returned, frozenset(bound) - parameters)):
+            value, element, _ = bound[name]
+            callee = dotted_name(value.func) if type(value) is ast.Call and element == WHOLE else None
+            if callee:
+                found.append(callee)
+        return found
 
     def _tensor_attribute(self, dotted: str | None, class_name: str | None, value: ast.expr) -> None:
         """Record ``self.<attr>`` as holding a tensor where ``value``, given to it, is one by its syntax."""
