@@ -1471,3 +1471,60 @@ def test_dynamo_traces_the_method_of_each_instance_an_attribute_is_given() -> No
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(textwrap.dedent(HELD_STRATEGY)) == {f.start.line for f in lint(HELD_STRATEGY)}
+
+
+HELD_CLASS = """
+import torch
+
+
+class LogSemiring:
+    @staticmethod
+    def sum(x):
+        print("log sum")
+        return torch.logsumexp(x, -1)
+
+
+class MaxSemiring:
+    @staticmethod
+    def sum(x):
+        print("max sum")
+        return x.amax(-1)
+
+
+class SampledSemiring:
+    @staticmethod
+    def sum(x):
+        print("sampled sum")
+        return x.sum(-1)
+
+
+class Chain:
+    def __init__(self, semiring=LogSemiring):
+        self.semiring = semiring
+
+    def partition(self, x):
+        return self.semiring.sum(x)
+
+
+def run(x):
+    return Chain().partition(x) + Chain(MaxSemiring).partition(x)
+
+
+torch.compile(run, backend="eager")(torch.ones(3))
+"""
+
+
+def test_a_static_method_of_a_class_an_attribute_holds_runs() -> None:
+    """torch_struct's ``self.semiring = semiring`` (a class: ``LinearChain(semiring=LogSemiring)``), then
+    ``self.semiring.sum(...)``: the static method of the default class and of each class a constructor call of the
+    tree passes; a class no one stores there is not run."""
+    assert set(reached(HELD_CLASS)) == {"log sum", "max sum"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_the_static_method_of_each_class_an_attribute_holds() -> None:
+    from conftest import dynamo_break_lines
+
+    # The prints break, and so does each call of a method that breaks on a ``Chain`` built in the compiled code.
+    found = lint_source(textwrap.dedent(HELD_CLASS), "case.py", Config(select=("DYN201", "DYN508")))
+    assert dynamo_break_lines(textwrap.dedent(HELD_CLASS)) == {f.start.line for f in found}

@@ -881,10 +881,18 @@ class Program:
         for module, source in self.attribute_sources(class_qualified, attr):
             if source.startswith(dispatch.ARGUMENT):
                 found += [cls for _, where, item in self._passed_for(module, source[len(dispatch.ARGUMENT):])
-                          for cls in self.instances(where, item)]
+                          for cls in self._held_class(where, item)]
             else:
-                found += self.instances(module, source)
+                found += self._held_class(module, source)
         return list(dict.fromkeys(found))
+
+    def _held_class(self, module: ModuleSummary, source: str) -> list[str]:
+        """The class a value from ``source`` is an instance of, or is itself (``semiring=LogSemiring``: its static
+        and class methods are called on it)."""
+        if source.startswith(dispatch.REF):
+            named = self.resolve_class(module, source[len(dispatch.REF):])
+            return [named] if named else []
+        return self.instances(module, source)
 
     def _handed_method(self, handing: str | None, source: str) -> list[str]:
         """A bound method a subclass hands its base (``super().__init__(state_fallback=self.initial_state)``): the
