@@ -1528,3 +1528,76 @@ def test_dynamo_traces_the_static_method_of_each_class_an_attribute_holds() -> N
     # The prints break, and so does each call of a method that breaks on a ``Chain`` built in the compiled code.
     found = lint_source(textwrap.dedent(HELD_CLASS), "case.py", Config(select=("DYN201", "DYN508")))
     assert dynamo_break_lines(textwrap.dedent(HELD_CLASS)) == {f.start.line for f in found}
+
+
+UNWRAPPED = """
+import functools
+
+import torch
+
+
+def log_usage(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+class Saliency:
+    @log_usage
+    def attribute(self, x):
+        print("saliency")
+        return x * 2
+
+
+class NoiseTunnel:
+    def __init__(self, method):
+        self.method = method
+
+    @log_usage
+    def attribute(self, x):
+        print("noise tunnel")
+        return self.method.attribute.__wrapped__(self.method, x)
+
+
+def run(x):
+    tunnel = NoiseTunnel(Saliency())
+    return tunnel.attribute.__wrapped__(tunnel, x)
+
+
+torch.compile(run, backend="eager")(torch.ones(3))
+"""
+
+
+def test_a_call_through_wrapped_runs_the_function_the_decorator_wraps() -> None:
+    """captum's ``nt.attribute.__wrapped__(nt, ...)``: the method under a ``functools.wraps`` decorator, called
+    with its receiver handed in; and the same through ``super()``."""
+    assert set(reached(UNWRAPPED)) == {"saliency", "noise tunnel"}
+    through_super = """
+    import torch
+
+
+    class Base:
+        def attribute(self, x):
+            print("base")
+            return x
+
+
+    class Child(Base):
+        def attribute(self, x):
+            return super().attribute.__wrapped__(self, x)
+
+
+    @torch.compile
+    def run(x):
+        return Child().attribute(x)
+    """
+    assert set(reached(through_super)) == {"base"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_the_function_a_call_through_wrapped_runs() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(textwrap.dedent(UNWRAPPED), "case.py", Config(select=("DYN201", "DYN508")))
+    assert dynamo_break_lines(textwrap.dedent(UNWRAPPED)) == {f.start.line for f in found}

@@ -596,6 +596,7 @@ class _Summarizer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        node = _unwrapped(node)
         self._called_attributes.add(id(node.func))
         callee = dotted_name(node.func)
         resolved = self.imports.resolve(callee)
@@ -803,3 +804,20 @@ def _registered_name(name: ast.expr) -> str | None:
             and isinstance(name.func.value, ast.Constant) and isinstance(name.func.value.value, str)):
         return formatted_pattern(name.func.value.value)  # ``'indices_{}'.format(s)``
     return None
+
+
+def _unwrapped(call: ast.Call) -> ast.Call:
+    """``nt.attribute.__wrapped__(nt, x)`` or ``super().attribute.__wrapped__(self, x)`` (captum's methods under a
+    ``functools.wraps`` decorator) as the call of the function the decorator wraps, ``nt.attribute(x)``: Dynamo
+    traces that function. The object handed as the first argument is the receiver, and is left out."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__wrapped__"):
+        return call
+    inner = func.value
+    receiver = inner.value if isinstance(inner, ast.Attribute) else None
+    first = call.args[0] if call.args else None
+    hands_receiver = isinstance(first, ast.Name) and (
+        (isinstance(receiver, ast.Name) and receiver.id == first.id)
+        or (isinstance(receiver, ast.Call) and dotted_name(receiver.func) == "super" and first.id == "self"))
+    unwrapped = ast.Call(func=inner, args=call.args[1:] if hands_receiver else call.args, keywords=call.keywords)
+    return ast.copy_location(unwrapped, call)
