@@ -275,7 +275,9 @@ def _distribution(name: str) -> Built:
             return self.run(x, lens, gold)
 
         def entry_points(self) -> list[Any]:
-            return [cls.__init__, _query_function(cls, query)]
+            # ``log_prob``'s event is made here too, by the structure's ``to_parts`` (declared since 2026-11-28).
+            made = [cls.struct.to_parts] if query == "log_prob" and isinstance(getattr(cls, "struct", None), type) else []
+            return [cls.__init__, _query_function(cls, query), *made]
 
     return Query(), (x, lengths if use_lengths else None, gold), {}
 
