@@ -1601,3 +1601,53 @@ def test_dynamo_traces_the_function_a_call_through_wrapped_runs() -> None:
 
     found = lint_source(textwrap.dedent(UNWRAPPED), "case.py", Config(select=("DYN201", "DYN508")))
     assert dynamo_break_lines(textwrap.dedent(UNWRAPPED)) == {f.start.line for f in found}
+
+
+PARAMETER_CLASS = """
+import torch
+
+
+class CGSubproblem:
+    def __init__(self, x):
+        self.x = x
+
+    def solve(self, radius):
+        print("cg")
+        return self.x * radius
+
+
+class ExactSubproblem:
+    def __init__(self, x):
+        self.x = x
+
+    def solve(self, radius):
+        print("exact")
+        return self.x
+
+
+def trust_region(x0, subproblem=None):
+    m = subproblem(x0)
+    return m.solve(1.0)
+
+
+def minimize_cg(x0):
+    return trust_region(x0, subproblem=CGSubproblem)
+
+
+torch.compile(minimize_cg, backend="eager")(torch.ones(3))
+"""
+
+
+def test_a_method_of_an_object_built_from_a_class_a_parameter_names_runs() -> None:
+    """torchmin's ``m = subproblem(x, closure)`` then ``m.solve(radius)``, ``subproblem`` given a class by each
+    caller (``subproblem=CGSubproblem``): that class's method runs, not another class's of the same name."""
+    assert set(reached(PARAMETER_CLASS)) == {"cg"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_the_method_of_an_object_built_from_a_class_a_parameter_names() -> None:
+    from conftest import dynamo_break_lines
+
+    # The print breaks, and the call of the method on the object built in the frame breaks again (DYN508).
+    found = lint_source(textwrap.dedent(PARAMETER_CLASS), "case.py", Config(select=("DYN201", "DYN508")))
+    assert dynamo_break_lines(textwrap.dedent(PARAMETER_CLASS)) == {f.start.line for f in found}

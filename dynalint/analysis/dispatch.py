@@ -284,7 +284,7 @@ def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, 
             if not found and constructor and isinstance(arg, ast.Name):
                 found = _functions_handed(summary, function, arg, classes=True)
         elif isinstance(arg, (ast.Name, ast.Attribute)):
-            found = _functions_handed(summary, function, arg)
+            found = _functions_handed(summary, function, arg, classes=True)
         elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
             # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
             called = dotted_name(arg.body.func)

@@ -548,6 +548,10 @@ class Program:
         if len(parts) == 2 and (function.local_types.get(parts[0]) or module.module_types.get(parts[0])):
             written = function.local_types.get(parts[0]) or module.module_types[parts[0]]
             cls = self.instance_class(module, written)
+            if cls is None and any(written == name for name, _ in function.params):
+                # ``m = subproblem(x, closure)`` then ``m.solve(r)``, with ``subproblem`` a parameter: the classes
+                # the callers pass for it (torchmin's trust-region solvers).
+                return self._methods_of(self.parameter_classes(module, function, written), parts[1])
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
@@ -876,15 +880,23 @@ class Program:
 
     def held_classes(self, class_qualified: str, attr: str) -> list[str]:
         """The classes of the instances ``self.attr`` is given (``TrustRegion() if strategy is None else strategy``:
-        the one built, and each one the constructor's callers pass, ``Optimizer(Adaptive())``)."""
-        found: list[str] = []
-        for module, source in self.attribute_sources(class_qualified, attr):
-            if source.startswith(dispatch.ARGUMENT):
-                found += [cls for _, where, item in self._passed_for(module, source[len(dispatch.ARGUMENT):])
-                          for cls in self._held_class(where, item)]
-            else:
-                found += self._held_class(module, source)
-        return list(dict.fromkeys(found))
+        the one built, and each one the constructor's callers pass, ``Optimizer(Adaptive())``), or the classes it
+        holds itself (``semiring=LogSemiring``)."""
+        return list(dict.fromkeys(cls for module, source in self.attribute_sources(class_qualified, attr)
+                                  for cls in self._source_classes(module, source)))
+
+    def parameter_classes(self, module: ModuleSummary, function: FunctionSummary, name: str) -> list[str]:
+        """The classes a parameter may name: its default, and each class its callers pass for it."""
+        return list(dict.fromkeys(cls for source in dispatch.parameter_sources(function, name)
+                                  for cls in self._source_classes(module, source)))
+
+    def _source_classes(self, module: ModuleSummary, source: str) -> list[str]:
+        """The classes a value from ``source`` is or is an instance of; for a parameter (``arg:``), those of what
+        its callers pass."""
+        if source.startswith(dispatch.ARGUMENT):
+            return [cls for _, where, item in self._passed_for(module, source[len(dispatch.ARGUMENT):])
+                    for cls in self._held_class(where, item)]
+        return self._held_class(module, source)
 
     def _held_class(self, module: ModuleSummary, source: str) -> list[str]:
         """The class a value from ``source`` is an instance of, or is itself (``semiring=LogSemiring``: its static

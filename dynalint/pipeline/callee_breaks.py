@@ -168,6 +168,10 @@ def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSu
     written = function.local_types.get(name)
     if written is not None and program.instance_class(module, written) is not None:
         return _new_instance(program, module, written, breaks)
+    if written is not None and any(written == param for param, _ in function.params):
+        # ``m = subproblem(x, closure)`` with ``subproblem`` a parameter given classes (torchmin's trust regions)
+        classes = program.parameter_classes(module, function, written)
+        return bool(classes) and all(_builds_traced(program, cls, breaks) for cls in classes)
     sources = [source for source in function.local_sources.get(name, ()) if source.startswith(dispatch.INSTANCES)]
     classes = [cls for source in sources for cls in program.instances(module, source)]
     return bool(sources) and all(_builds_traced(program, cls, breaks) for cls in classes)
