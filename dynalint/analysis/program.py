@@ -157,15 +157,22 @@ class Program:
         ``module`` defines itself."""
         if not module.imports.star_imports or name.startswith("_") or name in module.imports.local_names:
             return None
+        return self._star_exported(module, name, {module.module})
+
+    def _star_exported(self, module: ModuleSummary, name: str, seen: set[str]) -> str | None:
+        """``_star_export`` past the checks on ``module``: a star-imported module that defines ``name`` or imports
+        it by name, or one whose own star imports reach it (``from ..layers import *`` first, whose package
+        re-exports its submodules with stars, then ``from ..inputs import *`` defining it: deepctr-torch)."""
         for source in module.imports.star_imports:
             found = self.modules.get(source)
-            if found is None or found is module:
+            if found is None or source in seen:
                 continue
+            seen.add(source)
             candidate = f"{source}.{name}"
-            if candidate in self.functions or candidate in self.classes:
+            if candidate in self.functions or candidate in self.classes or name in found.imports.aliases:
+                return candidate  # an import by name is followed by ``canonical``'s next hop
+            if found.imports.star_imports and self._star_exported(found, name, seen) is not None:
                 return candidate
-            if name in found.imports.aliases or found.imports.star_imports:
-                return candidate  # followed by ``canonical``'s next hop
         return None
 
     def _namespace_free(self, qualified: str) -> str:
