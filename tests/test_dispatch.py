@@ -1651,3 +1651,53 @@ def test_dynamo_traces_the_method_of_an_object_built_from_a_class_a_parameter_na
     # The print breaks, and the call of the method on the object built in the frame breaks again (DYN508).
     found = lint_source(textwrap.dedent(PARAMETER_CLASS), "case.py", Config(select=("DYN201", "DYN508")))
     assert dynamo_break_lines(textwrap.dedent(PARAMETER_CLASS)) == {f.start.line for f in found}
+
+
+PYDANTIC_MODEL = """
+import torch
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+
+class Inputs(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    event: torch.Tensor
+    time: torch.Tensor
+
+    @field_validator("event", mode="before")
+    @classmethod
+    def coerce_event(cls, v):
+        print("event checked")
+        return v
+
+    @model_validator(mode="after")
+    def check_shapes(self):
+        print("shapes checked")
+        return self
+
+    def unused(self):
+        print("unused")
+        return self
+
+
+def loss(event, time):
+    inputs = Inputs(event=event, time=time)
+    return (inputs.time * inputs.event).sum()
+
+
+torch.compile(loss, backend="eager")(torch.ones(3), torch.ones(3))
+"""
+
+
+def test_building_a_pydantic_model_runs_its_validators() -> None:
+    """torchsurv validates its inputs with pydantic models: building one runs each ``field_validator``
+    (pydantic-core calls them), not the model's other methods, nor (as measured) a ``model_validator``."""
+    assert set(reached(PYDANTIC_MODEL)) == {"event checked"}
+
+
+@pytest.mark.torch
+def test_dynamo_compiles_the_validators_a_pydantic_model_runs() -> None:
+    pytest.importorskip("pydantic")
+    from conftest import dynamo_break_lines
+
+    # Dynamo breaks in pydantic's own ``__init__`` (another file), then compiles each validator as a frame.
+    assert dynamo_break_lines(textwrap.dedent(PYDANTIC_MODEL)) >= {f.start.line for f in lint(PYDANTIC_MODEL)}

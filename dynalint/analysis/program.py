@@ -27,6 +27,8 @@ from dynalint.analysis.torch_facts import (
     AUTOGRAD_FUNCTION_BASES,
     DATACLASS_DECORATORS,
     FRAMEWORK_INSTANCE_CALLS,
+    PYDANTIC_MODEL_BASES,
+    PYDANTIC_VALIDATORS,
     RECURRENT_LAYERS,
     TENSOR_BASES,
     is_module_base,
@@ -632,8 +634,24 @@ class Program:
             return [qualified]
         if qualified in self.classes:
             constructor = self.method(qualified, "__init__")
-            return [f for f in (self._metaclass_call(qualified), constructor, self._post_init(qualified)) if f]
+            return [f for f in (self._metaclass_call(qualified), constructor, self._post_init(qualified)) if f] + (
+                self._validators(qualified))
         return []
+
+    def _validators(self, class_qualified: str) -> list[str]:
+        """The field validators of a pydantic model (``@field_validator``, in its MRO), which its constructor runs
+        (``PYDANTIC_MODEL_BASES``: torchsurv coerces and checks its input tensors there)."""
+        mro = self.mro(class_qualified)
+        if not any(self.canonical(base) in PYDANTIC_MODEL_BASES for current in mro
+                   for base in self.classes[current].definition.bases):
+            return []
+        found = []
+        for current in mro:
+            module, cls = self.classes[current]
+            found += [module.qualify(qualname) for qualname, function in module.functions.items()
+                      if qualname.rpartition(".")[0] == cls.qualname
+                      and any(module.imports.resolve(d) in PYDANTIC_VALIDATORS for d in function.decorators)]
+        return found
 
     def _post_init(self, class_qualified: str) -> str | None:
         """``__post_init__`` of a dataclass whose ``__init__`` the decorator writes: that ``__init__`` calls

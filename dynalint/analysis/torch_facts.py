@@ -49,6 +49,13 @@ TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.FloatTens
 PARTIAL = frozenset({"functools.partial"})
 # A class these decorate gets an ``__init__`` that calls its ``__post_init__`` (unless it writes its own).
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
+# A pydantic model's constructor runs its field validators from pydantic-core, in C: called from compiled code,
+# Dynamo breaks in pydantic's ``__init__`` and compiles each field validator as a frame of its own (measured on
+# torch 2.13, pydantic 2.14: a branch on a tensor in a ``field_validator`` is GB0170 on its line). A
+# ``model_validator(mode="after")`` measured otherwise in a plain model (its branch did not break), so it is left.
+PYDANTIC_MODEL_BASES = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
+PYDANTIC_VALIDATORS = frozenset({"pydantic.field_validator", "pydantic.validator",
+                                 "pydantic.functional_validators.field_validator"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Base classes of other frameworks that derive from ``nn.Module``, by the names users import them under:
 # a subclass's ``forward`` is what calling an instance runs, as for ``nn.Module`` itself.
