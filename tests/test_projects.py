@@ -137,21 +137,23 @@ def test_names_a_package_star_imports_are_followed_through_the_package_and_in_th
 def test_a_star_import_that_does_not_bind_a_name_leaves_it_to_the_next_one(tmp_path: Path) -> None:
     # deepctr-torch: ``from ..layers import *`` (a package whose ``__init__`` star-imports its submodules) and then
     # ``from ..inputs import *``, which defines ``get_dense_input``. The layers' chain does not bind the name, so
-    # the model's call reaches the inputs' function.
+    # the model's call reaches the inputs' function; and ``nn``, which the layers' star imports do bind, makes
+    # ``Extractor(nn.Module)`` a module whose ``forward`` a call runs.
     package = tmp_path / "ctr"
     (package / "layers").mkdir(parents=True)
     (package / "models").mkdir()
     (package / "__init__.py").write_text("")
     (package / "models" / "__init__.py").write_text("")
     (package / "layers" / "__init__.py").write_text("from .core import *\nfrom .utils import concat\n")
-    (package / "layers" / "core.py").write_text("import torch\n\n\nclass DNN(torch.nn.Module):\n    pass\n")
+    (package / "layers" / "core.py").write_text("import torch.nn as nn\n\n\nclass DNN(nn.Module):\n    pass\n")
     (package / "layers" / "utils.py").write_text("def concat(x):\n    return x\n")
     (package / "inputs.py").write_text("from .layers.utils import concat\n\n\ndef get_dense_input(x):\n"
                                        "    return x.item()\n")
     (package / "models" / "dien.py").write_text(
-        "import torch\n\nfrom ..layers import *\nfrom ..inputs import *\n\n\n@torch.compile\ndef run(x):\n"
-        "    return get_dense_input(concat(x))\n")
-    assert found(tmp_path) == {("ctr/inputs.py", 5, "DYN101")}
+        "import torch\n\nfrom ..layers import *\nfrom ..inputs import *\n\n\nclass Extractor(nn.Module):\n"
+        "    def forward(self, x):\n        return x.tolist()\n\n\n@torch.compile\ndef run(x):\n"
+        "    return get_dense_input(concat(Extractor()(x)))\n")
+    assert found(tmp_path) == {("ctr/inputs.py", 5, "DYN101"), ("ctr/models/dien.py", 9, "DYN101")}
 
 
 def test_modules_of_a_namespace_package_are_found_by_the_name_their_importers_write(tmp_path: Path) -> None:

@@ -295,9 +295,17 @@ class Program:
     def is_module_class(self, qualified: str) -> bool:
         """Whether the class derives from ``torch.nn.Module`` (through bases in the tree)."""
         return any(
-            is_module_base(self.canonical(base)) for current in self.mro(qualified)
+            is_module_base(self.base_name(self.classes[current].module, base)) for current in self.mro(qualified)
             for base in self.classes[current].definition.bases
         )
+
+    def base_name(self, module: ModuleSummary, base: str) -> str | None:
+        """A base class as ``module`` names it, followed through re-exports; a name a star import binds as well
+        (deepctr-torch's ``class InterestExtractor(nn.Module)``, ``nn`` coming from ``from ..layers import *``)."""
+        head, dot, rest = base.partition(".")
+        export = self._star_export(module, head) if module.imports.star_imports and not (
+            module.imports.resolve(head) or head in module.imports.local_names) else None
+        return self.canonical(f"{export}{dot}{rest}" if export else base)
 
     def method(self, class_qualified: str, name: str) -> str | None:
         """Module-qualified name of ``name`` on the class or the first class in its MRO that has it."""
