@@ -156,6 +156,22 @@ def test_a_star_import_that_does_not_bind_a_name_leaves_it_to_the_next_one(tmp_p
     assert found(tmp_path) == {("ctr/inputs.py", 5, "DYN101"), ("ctr/models/dien.py", 9, "DYN101")}
 
 
+def test_torchs_is_compiling_re_exported_by_a_module_of_the_tree_is_still_a_guard(tmp_path: Path) -> None:
+    # torchrl: its distribution utilities import ``is_dynamo_compiling`` from ``torch.compiler`` (or an older
+    # name) and its losses import it from there. What it guards is never traced, through a local too.
+    package = tmp_path / "rl"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(
+        "try:\n    from torch.compiler import is_dynamo_compiling\nexcept ImportError:\n"
+        "    from torch._dynamo import is_compiling as is_dynamo_compiling\n")
+    (package / "ppo.py").write_text(
+        "import torch\n\nfrom rl.utils import is_dynamo_compiling\n\n\n@torch.compile\ndef entropy(t, analytic):\n"
+        "    compiling = is_dynamo_compiling()\n    if analytic and not compiling and not t.isfinite().all():\n"
+        "        return t * 2\n    if not is_dynamo_compiling():\n        print(t)\n    return t.item()\n")
+    assert found(tmp_path) == {("rl/ppo.py", 13, "DYN101")}
+
+
 def test_modules_of_a_namespace_package_are_found_by_the_name_their_importers_write(tmp_path: Path) -> None:
     # PEP 420: ``tabular/`` has no ``__init__.py`` (pytorch_tabnet ships so). Its modules import each other
     # as ``tabular.sparse`` and ``from tabular import losses``; a regular package below a namespace folder,

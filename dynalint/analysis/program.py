@@ -27,6 +27,7 @@ from dynalint.analysis.torch_facts import (
     AUTOGRAD_FUNCTION_BASES,
     DATACLASS_DECORATORS,
     FRAMEWORK_INSTANCE_CALLS,
+    IS_COMPILING,
     PYDANTIC_MODEL_BASES,
     PYDANTIC_VALIDATORS,
     RECURRENT_LAYERS,
@@ -1002,9 +1003,16 @@ class Program:
 
     def is_compile_guard(self, caller: str, callee: str) -> bool:
         """Whether ``callee``, called inside ``caller``, is a function of the tree that returns
-        ``is_compiling()`` (PyG's ``is_compiling()``, HF's ``is_torchdynamo_compiling()``)."""
+        ``is_compiling()`` (PyG's ``is_compiling()``, HF's ``is_torchdynamo_compiling()``), or torch's own
+        imported from a module of the tree that imports it (torchrl's ``is_dynamo_compiling``, re-exported by its
+        distribution utilities from ``torch.compiler``)."""
         found = self.resolve_calls(caller, callee)
-        return bool(found) and all(self.functions[c.function].definition.is_compile_guard for c in found)
+        if found:
+            return all(self.functions[c.function].definition.is_compile_guard for c in found)
+        entry = self.functions.get(caller)
+        head, dot, rest = callee.partition(".")
+        imported = entry[0].imports.resolve(head) if entry is not None else None
+        return imported is not None and self.canonical(f"{imported}{dot}{rest}") in IS_COMPILING
 
     # -- value types ----------------------------------------------------------------------------
     def type_alias(self, qualified: str) -> Annotation | None:
