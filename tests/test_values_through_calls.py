@@ -334,3 +334,45 @@ def test_dynamo_breaks_on_a_branch_on_what_a_local_bound_to_a_helper_makes() -> 
 
     found = lint_source(THROUGH_A_LOCAL, "solver.py", Config(select=("DYN102", "DYN508")))
     assert dynamo_break_lines(THROUGH_A_LOCAL) == {f.start.line for f in found}
+
+
+OPTIONAL_BUFFER = """\
+import torch
+from torch import nn
+
+
+class Loss(nn.Module):
+    def __init__(self, clip_value=None, scale=1.0):
+        super().__init__()
+        if clip_value is not None:
+            clip_value = torch.tensor(clip_value)
+        self.register_buffer("clip_value", clip_value)
+        self.register_buffer("scale", torch.tensor(scale))
+
+    def forward(self, x):
+        if self.clip_value:
+            x = x.clamp(max=1.0)
+        if self.scale:
+            x = x * 2
+        return x
+
+
+torch.compile(Loss(), backend="eager")(torch.ones(3))
+"""
+
+
+def test_a_buffer_registered_from_a_parameter_that_defaults_to_none_may_hold_none() -> None:
+    """torchrl's losses: ``register_buffer("clip_value", clip_value)`` with ``clip_value=None`` by default holds
+    ``None`` unless a caller passes a value, and ``if self.clip_value:`` is then decided while tracing; a buffer
+    registered from a tensor is a tensor."""
+    lines = OPTIONAL_BUFFER.splitlines()
+    flagged = [lines[f.start.line - 1].strip() for f in lint_source(OPTIONAL_BUFFER, "loss.py", Config(select=("DYN102",)))]
+    assert flagged == ["if self.scale:"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_a_buffer_that_holds_a_tensor_and_not_on_one_that_holds_none() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(OPTIONAL_BUFFER, "loss.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(OPTIONAL_BUFFER) == {f.start.line for f in found}

@@ -635,7 +635,13 @@ class _Summarizer(ast.NodeVisitor):
             and function.class_name in self.summary.classes
         ):
             registered = _registered_name(node.args[0])
-            if registered is not None:
+            value = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg in ("tensor", "param")), None)
+            # ``register_buffer("clip_value", clip_value)`` with ``clip_value=None`` by default (torchrl's losses):
+            # the attribute may hold ``None``, and a test of it is then no test of a tensor.
+            maybe_none = (isinstance(value, ast.Constant) and value.value is None) or (
+                isinstance(value, ast.Name) and value.id in function.none_defaults)
+            if registered is not None and not maybe_none:
                 self.summary.classes[function.class_name].tensor_attrs.add(registered)
         if (function is not None and isinstance(node.func, ast.Name) and node.func.id == "setattr"
                 and len(node.args) == 3 and dotted_name(node.args[0]) == "self" and function.class_name is not None
