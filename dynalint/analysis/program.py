@@ -706,11 +706,11 @@ class Program:
             declared = self.declared_classes(own_class, parts[1])
             if declared:
                 return self._methods_of(declared, parts[2])
-            held = self._methods_of(self.held_classes(own_class, parts[1]), parts[2])
+            methods = self._methods_of(self.held_classes(own_class, parts[1]), parts[2])
             if any(source.startswith(dispatch.ARGUMENT) for _, source in self.attribute_sources(own_class, parts[1])):
                 # a parameter stored: a caller outside the tree may pass another class, found by the method's name
-                return list(dict.fromkeys(held + self._by_name(module, function, callee)))
-            return held
+                return list(dict.fromkeys(methods + self._by_name(module, function, callee)))
+            return methods
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
