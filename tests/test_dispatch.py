@@ -1701,3 +1701,58 @@ def test_dynamo_compiles_the_validators_a_pydantic_model_runs() -> None:
 
     # Dynamo breaks in pydantic's own ``__init__`` (another file), then compiles each validator as a frame.
     assert dynamo_break_lines(textwrap.dedent(PYDANTIC_MODEL)) >= {f.start.line for f in lint(PYDANTIC_MODEL)}
+
+
+BRANCH_BUILT = """
+import torch
+
+
+class Jacobian:
+    def setup(self, x0):
+        return x0
+
+
+class BroydenFirst(Jacobian):
+    def setup(self, x0):
+        print("broyden")
+        return x0
+
+
+class LinearMixing(Jacobian):
+    def setup(self, x0):
+        print("mixing")
+        return x0
+
+
+class Unused(Jacobian):
+    def setup(self, x0):
+        print("unused")
+        return x0
+
+
+def solve(x0, method):
+    if method == "broyden1":
+        jacobian = BroydenFirst()
+    else:
+        jacobian = LinearMixing()
+    return jacobian.setup(x0)
+
+
+compiled = torch.compile(solve, backend="eager")
+compiled(torch.ones(2), "broyden1")
+compiled(torch.ones(2), "linearmixing")
+"""
+
+
+def test_a_local_built_from_another_class_on_each_branch_runs_the_method_of_each() -> None:
+    """xitorch's root solvers: ``jacobian = BroydenFirst(...)`` on one branch, ``LinearMixing(...)`` on another,
+    then ``jacobian.setup(...)``: either class's method, not only the last one written."""
+    assert set(reached(BRANCH_BUILT)) == {"broyden", "mixing"}
+
+
+@pytest.mark.torch
+def test_dynamo_traces_the_method_of_the_class_each_branch_builds() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(textwrap.dedent(BRANCH_BUILT), "case.py", Config(select=("DYN201", "DYN508")))
+    assert dynamo_break_lines(textwrap.dedent(BRANCH_BUILT)) == {f.start.line for f in found}
