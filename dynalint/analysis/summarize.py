@@ -452,13 +452,16 @@ class _Summarizer(ast.NodeVisitor):
                     self._self_attribute(class_name, dotted[5:], value, resolved or callee)
                 elif callee and "." not in dotted and (function is not None or not self.scopes):
                     types = function.local_types if function is not None else self.summary.module_types
-                    if function is not None and (dotted in function.local_sources or types.get(dotted, callee) != callee):
+                    earlier = types.get(dotted, callee)
+                    if function is not None and earlier != callee and _names_class(earlier) and _names_class(callee):
                         # ``jacobian = BroydenFirst(...)`` on one branch, ``LinearMixing(...)`` on another (xitorch's
                         # root solvers): an instance of either, for dispatch (``local_sources``), not of the last.
                         held = function.local_sources.setdefault(dotted, [])
-                        for written in (types.pop(dotted, None), callee):
-                            if written and dispatch.NEW + written not in held:
+                        for written in (types.pop(dotted), callee):
+                            if dispatch.NEW + written not in held:
                                 held.append(dispatch.NEW + written)
+                    elif function is not None and _names_class(callee) and dotted in function.local_sources:
+                        function.local_sources[dotted].append(dispatch.NEW + callee)
                     else:
                         types[dotted] = callee
             elif (isinstance(value, ast.Name) and dotted.startswith("self.") and dotted.count(".") == 1
