@@ -275,6 +275,11 @@ BUILDER_MODULES: dict[str, str] = {
     "siren_pytorch": "gt_siren_pytorch",
     "palm_rlhf_pytorch": "gt_palm_rlhf_pytorch",
     "recurrent_memory_transformer_pytorch": "gt_recurrent_memory_transformer_pytorch",
+    # The sixteenth pick, the sealed half after the fifteenth was scored, to be built blind the same way.
+    "iTransformer": "gt_itransformer",
+    "taylor_series_linear_attention": "gt_taylor_series_linear_attention",
+    "hourglass_transformer_pytorch": "gt_hourglass_transformer_pytorch",
+    "axial_attention": "gt_axial_attention",
 }
 
 

@@ -197,6 +197,10 @@ LIBRARIES: dict[str, str] = {
     "siren-pytorch": "0.1.7",
     "palm-rlhf-pytorch": "0.8.0",  # joined the fifteenth pick before its score, after the four above
     "recurrent-memory-transformer-pytorch": "0.7.0",
+    "iTransformer": "0.8.1",  # the sixteenth pick, named after the fifteenth was scored: to axial-attention
+    "taylor-series-linear-attention": "0.2.0",
+    "hourglass-transformer-pytorch": "0.0.6",
+    "axial-attention": "0.6.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
