@@ -1696,7 +1696,6 @@ def test_building_a_pydantic_model_runs_its_validators() -> None:
 
 @pytest.mark.torch
 def test_dynamo_compiles_the_validators_a_pydantic_model_runs() -> None:
-    pytest.importorskip("pydantic")
     from conftest import dynamo_break_lines
 
     # Dynamo breaks in pydantic's own ``__init__`` (another file), then compiles each validator as a frame.
