@@ -263,12 +263,11 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
     return None
 
 
-def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr,
-                      classes: bool = False) -> list[str]:
-    """A function of the tree or an import handed as an argument, not a local value; a class too where ``classes``
-    (``LinearChain(SampledSemiring)``: a constructor may keep it and call its static methods)."""
-    return [s for s in sources(arg, function)
-            if s.startswith(REF) and (classes or not _is_class_name(s[len(REF):])) and _worth_keeping(summary, s)]
+def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr) -> list[str]:
+    """A function or a class of the tree, or an import, handed as an argument, not a local value (a class too:
+    ``LinearChain(SampledSemiring)`` may keep it and call its static methods, ``trust_region(x, CGSubproblem)``
+    build it)."""
+    return [s for s in sources(arg, function) if s.startswith(REF) and _worth_keeping(summary, s)]
 
 
 def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call, key: str,
@@ -282,9 +281,9 @@ def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, 
         if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and (is_method or constructor):
             found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
             if not found and constructor and isinstance(arg, ast.Name):
-                found = _functions_handed(summary, function, arg, classes=True)
+                found = _functions_handed(summary, function, arg)
         elif isinstance(arg, (ast.Name, ast.Attribute)):
-            found = _functions_handed(summary, function, arg, classes=True)
+            found = _functions_handed(summary, function, arg)
         elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
             # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
             called = dotted_name(arg.body.func)
