@@ -178,6 +178,32 @@ def test_a_local_that_may_hold_an_argument_is_not_taken_for_a_new_object(tmp_pat
     assert [f for f in found(tmp_path) if f[2] == "DYN508"] == [("model.py", 20, "DYN508", "likely")]
 
 
+def test_a_method_whose_lines_do_not_parse_alone_is_read_from_the_whole_file(tmp_path: Path) -> None:
+    """The post-pass parses a function's own lines to see what its locals are bound to; a method holding a
+    string less indented than its ``def`` does not parse alone, and the whole file is read instead: the
+    local that may hold an argument is still not taken for a new object, while the one that surely is
+    new is still flagged."""
+    project(tmp_path)
+    (tmp_path / "model.py").write_text(textwrap.dedent("""\
+        import torch
+
+        from solver import Solver
+
+
+        class Stepper(torch.nn.Module):
+            def forward(self, x: torch.Tensor, given: Solver | None = None):
+                note = \"\"\"
+        a note at the margin\"\"\"
+                if given is None:
+                    nx = Solver(x)
+                else:
+                    nx = given
+                made = Solver(x)
+                return nx.integrate(x) + made.integrate(x)
+    """), encoding="utf-8")
+    assert [f for f in found(tmp_path) if f[2] == "DYN508"] == [("model.py", 15, "DYN508", "likely")]
+
+
 def test_an_object_whose_constructor_surely_breaks_is_built_eagerly_and_its_method_resumes(tmp_path: Path) -> None:
     """Measured: ``Task(x).run(x)`` and ``task = Task(x); task.run(x)`` where ``Task.__init__`` prints (or
     reads ``.item()``): the ``__init__``'s break and the method's own, no GB0092 (whisper's

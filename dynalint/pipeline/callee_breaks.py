@@ -29,9 +29,10 @@ Only the findings of this run count: a callee in a file that was not linted is n
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections import defaultdict
 from pathlib import Path
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from dynalint.analysis import dispatch
@@ -116,12 +117,51 @@ class CalleeBreaks:
         return found
 
 
-def only_calls_bind(definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None,
-                    function: FunctionSummary, name: str) -> bool:
+class Definitions:
+    """A file's function definitions, each parsed when first asked for from its own lines (the whole file
+    only when they do not parse alone): the post-pass needs few of them, and parsing a large file costs
+    more than the rest of its work on it (diffusers' ``attention_processor.py``)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = text.splitlines(keepends=True)
+        self._text = text
+        self._parsed: dict[int, ast.FunctionDef | ast.AsyncFunctionDef | None] = {}
+        self._whole: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
+
+    def of(self, function: FunctionSummary) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The definition of ``function``; ``None`` when the file cannot be parsed."""
+        if function.lineno not in self._parsed:
+            self._parsed[function.lineno] = self._alone(function) or self._in_whole_file(function)
+        return self._parsed[function.lineno]
+
+    def _alone(self, function: FunctionSummary) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        first, last = function.start_line or function.lineno, function.end_line
+        if not 0 < first <= last <= len(self._lines):
+            return None
+        try:
+            tree = ast.parse(textwrap.dedent("".join(self._lines[first - 1:last])))
+        except (SyntaxError, ValueError):  # a string or a continuation line less indented than the ``def``
+            return None
+        node = tree.body[0] if len(tree.body) == 1 else None
+        return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+    def _in_whole_file(self, function: FunctionSummary) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        if self._whole is None:
+            try:
+                tree = ast.parse(self._text)
+            except (SyntaxError, ValueError):
+                self._whole = {}
+            else:
+                self._whole = {node.lineno: node for node in ast.walk(tree)
+                               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return self._whole.get(function.lineno)
+
+
+def only_calls_bind(definitions: Definitions | None, function: FunctionSummary, name: str) -> bool:
     """Whether every assignment to the local ``name`` in ``function`` (its own body, not nested functions')
-    assigns a call's result. ``definitions``: the file's function definitions by their ``def`` line;
-    ``None`` when the file cannot be parsed (the summary's word stands)."""
-    node = definitions.get(function.lineno) if definitions is not None else None
+    assigns a call's result. ``definitions``: the file's function definitions; where they are not known,
+    or the file cannot be parsed, the summary's word stands."""
+    node = definitions.of(function) if definitions is not None else None
     return node is None or all(isinstance(value, ast.Call) for value in _values_bound(node, name))
 
 
@@ -153,8 +193,7 @@ def _targets_of(node: ast.For | ast.AsyncFor | ast.With | ast.AsyncWith) -> list
 
 
 def built_in_frame(program: Program, module: ModuleSummary, function: FunctionSummary, name: str,
-                   definitions: Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
-                   breaks: CalleeBreaks | None = None) -> bool:
+                   definitions: Definitions | None = None, breaks: CalleeBreaks | None = None) -> bool:
     """Whether ``name`` (a local, or ``Helper()`` written as a call's receiver) holds an object built in the
     function: a class of the tree called, a factory that returns one, or an instance picked from a
     registry (``SOLVERS[method](...)``). Not one whose ``__init__`` is certain to break (``breaks``): the
@@ -206,13 +245,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     out: dict[str, list[Finding]] = {}
     for display, module, text, codes in wanted:
         lines = text.splitlines()
-        parsed: list[dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None] = []  # once, when first needed
-
-        def definitions() -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-            if not parsed:
-                parsed.append(_definitions(text))
-            return parsed[0]
-
+        definitions = Definitions(text)
         for function in module.functions.values():
             qualified = module.qualify(function.qualname)
             region = program.region_of(qualified)
@@ -233,7 +266,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
 
 def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: ModuleSummary,
                               function: FunctionSummary, region: Region,
-                              definitions: Callable[[], Mapping[int, ast.FunctionDef | ast.AsyncFunctionDef] | None],
+                              definitions: Definitions,
                               found: list[Finding], display: str, lines: list[str]) -> int | None:
     """DYN508's findings in ``function`` (appended to ``found``), and the line of the first that is certain:
     where Dynamo gives the function up."""
@@ -257,7 +290,7 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
         if breaking is None:
             continue
         on_subclass = subclass_only[(site.line, site.callee)]
-        if not on_subclass and not built_in_frame(program, module, function, receiver, definitions(), breaks):
+        if not on_subclass and not built_in_frame(program, module, function, receiver, definitions, breaks):
             continue
         seen.add((site.line, site.callee))
         likely = Confidence.LIKELY in (breaking, region.confidence) or bool(callee.via)
@@ -362,15 +395,6 @@ def reported(findings: Iterable[Finding], displays: Collection[str]) -> list[Fin
             seen.add(key)
         kept.append(finding)
     return kept
-
-
-def _definitions(text: str) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """The file's function definitions by their ``def`` line, or ``None`` when it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    return {node.lineno: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _finding(rule: type[Rule], display: str, lines: list[str], line: int, written: str, callee: str,
