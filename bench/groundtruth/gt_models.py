@@ -280,6 +280,13 @@ BUILDER_MODULES: dict[str, str] = {
     "taylor_series_linear_attention": "gt_taylor_series_linear_attention",
     "hourglass_transformer_pytorch": "gt_hourglass_transformer_pytorch",
     "axial_attention": "gt_axial_attention",
+    "equiformer_pytorch": "gt_equiformer_pytorch",
+    "rectified_flow_pytorch": "gt_rectified_flow_pytorch",
+    "mega_pytorch": "gt_mega_pytorch",
+    "charformer_pytorch": "gt_charformer_pytorch",
+    "mlp_mixer_pytorch": "gt_mlp_mixer_pytorch",
+    "g_mlp_pytorch": "gt_g_mlp_pytorch",
+    "sam": "gt_sam",
 }
 
 

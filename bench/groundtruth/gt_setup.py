@@ -201,6 +201,13 @@ LIBRARIES: dict[str, str] = {
     "taylor-series-linear-attention": "0.2.0",
     "hourglass-transformer-pytorch": "0.0.6",
     "axial-attention": "0.6.1",
+    "equiformer-pytorch": "0.5.4",  # joined the sixteenth pick before any of it was built: to sam-pytorch
+    "rectified-flow-pytorch": "0.14.0",
+    "Mega-pytorch": "0.1.0",
+    "charformer-pytorch": "0.0.4",
+    "mlp-mixer-pytorch": "0.3.1",
+    "g-mlp-pytorch": "0.1.5",
+    "sam-pytorch": "0.0.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
