@@ -165,6 +165,12 @@ TENSOR_RESULT_METHODS = TENSOR_ONLY_METHODS - META_METHODS - {"to", "cpu", "cuda
 # Ops whose output size depends on tensor values (functions as ``torch.<name>``, and methods).
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
 DYNAMIC_SHAPE_FUNCTIONS = frozenset(f"torch.{name}" for name in DYNAMIC_SHAPE_OPS)
+# Functions with no method twin whose outputs are data-sized whatever their arguments (GB0036, measured on
+# torch 2.13): ``linalg.lstsq`` returns the rank and singular values its driver found, ``combinations`` selects
+# with a mask inside.
+DYNAMIC_SHAPE_ONLY_FUNCTIONS = frozenset({"torch.linalg.lstsq", "torch.combinations"})
+# ``one_hot``'s class count, read from the largest value when ``num_classes`` is left at -1 (GB0246).
+ONE_HOT_FUNCTION = "torch.nn.functional.one_hot"
 # NumPy's, which ``torch._numpy`` runs as the torch ops above whatever their arguments, Python lists of numbers
 # included (GB0036, measured on torch 2.13); ``np.where`` with the condition alone is ``nonzero`` too.
 NUMPY_DYNAMIC_SHAPE_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})

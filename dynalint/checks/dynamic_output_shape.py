@@ -24,9 +24,11 @@ from dynalint.analysis.torch_facts import (
     BOOL_DTYPES,
     BOOL_PREDICATES,
     DYNAMIC_SHAPE_FUNCTIONS,
+    DYNAMIC_SHAPE_ONLY_FUNCTIONS,
     DYNAMIC_SHAPE_OPS,
     MASK_KEEPING_METHODS,
     NUMPY_DYNAMIC_SHAPE_FUNCTIONS,
+    ONE_HOT_FUNCTION,
 )
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
@@ -44,7 +46,7 @@ class DynamicOutputShape(Rule):
     name = "dynamic-output-shape"
     message = "{construct} in compiled code has an output size that depends on tensor values and breaks the graph"
     help = "Keep shapes fixed (`torch.where`, multiply by the mask), or set `capture_dynamic_output_shape_ops`"
-    gb_ids = ("GB0036", "GB0033")
+    gb_ids = ("GB0036", "GB0033", "GB0246")
     fix = Applicability.UNSAFE  # masked sums and means: safe; masked in-place updates: unsafe
 
     def __init__(self, context: LintContext) -> None:
@@ -206,8 +208,11 @@ class DynamicOutputShape(Rule):
             self._summed[id(func.value)] = node  # ``x[mask].sum()``: the fix sums without selecting
         resolved = self.context.resolve(func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if resolved in DYNAMIC_SHAPE_FUNCTIONS or resolved in NUMPY_DYNAMIC_SHAPE_FUNCTIONS:
+        if (resolved in DYNAMIC_SHAPE_FUNCTIONS or resolved in NUMPY_DYNAMIC_SHAPE_FUNCTIONS
+                or resolved in DYNAMIC_SHAPE_ONLY_FUNCTIONS):
             self.report(node, construct=f"`{resolved.replace('numpy.', 'np.', 1)}()`")
+        elif resolved == ONE_HOT_FUNCTION and _class_count_left_to_the_data(node, positional):
+            self.report(node, gb_ids=("GB0246",), construct="`F.one_hot()` without `num_classes`")
         elif resolved in ("torch.where", "numpy.where") and len(node.args) == 1 and len(positional) == 1:
             self.report(node, construct=f"`{resolved.replace('numpy.', 'np.', 1)}(condition)`")
         elif resolved == "torch.repeat_interleave":
@@ -351,6 +356,17 @@ def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 _SAME_SHAPE_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"})
+
+
+def _class_count_left_to_the_data(node: cst.Call, positional: list[cst.Arg]) -> bool:
+    """Whether ``one_hot(t)`` leaves ``num_classes`` at its default, -1: the class count is then the largest
+    value of ``t`` plus one (GB0246). A ``num_classes`` written as anything but -1 is taken as given."""
+    given = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "num_classes"),
+                 positional[1].value if len(positional) > 1 else None)
+    if given is None:
+        return not any(a.star for a in node.args)  # ``one_hot(*args)``: the count may be among them
+    return (isinstance(given, cst.UnaryOperation) and isinstance(given.operator, cst.Minus)
+            and isinstance(given.expression, cst.Integer) and given.expression.value == "1")
 
 
 def masked_reduction(context: LintContext, reduced: cst.Call, value: cst.BaseExpression,
