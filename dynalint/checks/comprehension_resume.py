@@ -33,7 +33,7 @@ import libcst as cst
 from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.instances import constructed_by, holds_module_container
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.analysis.torch_facts import CONTAINERS
+from dynalint.analysis.torch_facts import CONTAINERS, MODULE_GENERATORS
 from dynalint.lint.rule import COMPREHENSION_FRAMES, Report, Rule
 
 if TYPE_CHECKING:
@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 
 ITERATOR_BUILTINS = frozenset({"builtins.zip", "builtins.enumerate", "builtins.map"})
 DICT_VIEWS = frozenset({"items", "values", "keys"})
-# ``nn.Module`` methods that return generators: a comprehension over one that breaks inside cannot rebuild the
-# generator and gives the function up (GB8335, measured on torch 2.13).
-MODULE_GENERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules",
-                               "named_modules", "children", "named_children"})
 
 
 class ComprehensionResume(Rule):
