@@ -16,18 +16,24 @@ An operand Dynamo never evaluates is skipped: the right side of ``is_compiling()
 combination holding it (``under_trace = torch.jit.is_scripting() or is_compiling()``). A data test that
 runs only under a static test on metadata (``x.dtype == torch.float16 and torch.isinf(x).any()``) is
 reported at ``likely``, the message naming the test.
+
+Two builtins ask for truth out of sight: ``any()`` / ``all()`` of a generator or list whose elements are
+tensors (``any(p.sum() > 0 for p in parts)``) ask each element's, and ``t in [a, b]`` / ``t not in (a, b)``
+compares ``t`` with each item and asks the result's truth, wherever it stands (GB0170 under an ``if``, GB0033
+elsewhere; measured on torch 2.13). A set or dict on the right hashes instead, and traces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dynalint.analysis.torch_facts import PYTHON_TYPES, TENSOR_TYPES
 from dynalint.analysis.values.flow import and_operands, isinstance_narrowed, or_operands
-from dynalint.analysis.values.lattice import Kind
+from dynalint.analysis.values.lattice import Kind, combined
 from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
@@ -82,11 +88,46 @@ class DataDependentBranch(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         if resolved in _TRUTH_BUILTINS and len(node.args) == 1 and not node.args[0].star:
-            kind = self.context.kind(node.args[0].value)
+            argument = node.args[0].value
+            kind = self.context.kind(argument)
+            if not kind.is_tensor_like and resolved != "builtins.bool":
+                kind = self._element_kind(argument)  # ``any(p.sum() > 0 for p in parts)``
             if kind.is_tensor_like:
                 # ``any(x > 0.5)`` steps through the tensor and asks each element for its truth (GB0170)
                 self.report(node, confidence=kind.confidence, construct=_TRUTH_BUILTINS[resolved],
                             gb_ids=None if resolved == "builtins.bool" else ("GB0170",))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """``t in [0, 1]``: the list compares ``t`` with each item and asks each result's truth. Only lists that
+        hold a number: ``t in (None, other)`` may be decided by identity, which reads no data."""
+        left = node.left
+        for target in node.comparisons:
+            if (isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.List, cst.Tuple))
+                    and any(_is_number(e.value) for e in target.comparator.elements)):
+                kind = self.context.kind(left)
+                if kind.is_tensor_like:
+                    self.report(node, confidence=kind.confidence, construct="`in` of a list or tuple",
+                                gb_ids=("GB0170", "GB0033"))
+                    return
+            left = target.comparator
+
+    def _element_kind(self, iterated: cst.BaseExpression) -> Kind:
+        """What the elements of a generator, a list comprehension or a list written out are, the loop names
+        bound to what their iterables hold."""
+        if isinstance(iterated, (cst.List, cst.Tuple)):
+            kinds = [self.context.kind(e.value) for e in iterated.elements if not isinstance(e, cst.StarredElement)]
+            return combined(*kinds) if kinds else Kind.CONST
+        if not isinstance(iterated, (cst.GeneratorExp, cst.ListComp)):
+            return Kind.UNKNOWN
+        values = self.context.values
+        bound: dict[str, Kind] = {}
+        loop: cst.CompFor | None = iterated.for_in
+        while loop is not None:
+            if isinstance(loop.target, cst.Name):
+                scope = replace(values, env={**values.env, **bound})
+                bound[loop.target.value] = scope.loop_item(loop.iter)
+            loop = loop.inner_for_in
+        return replace(values, env={**values.env, **bound}).kind(iterated.elt)
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
                     rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,
@@ -289,3 +330,10 @@ def _python_narrowed(operation: cst.BooleanOperation, context: LintContext) -> s
     if isinstance(operation.operator, cst.And):
         return isinstance_narrowed(and_operands(operation.left), context.values, lambda types: types <= PYTHON_TYPES)
     return isinstance_narrowed(or_operands(operation.left), context.values, lambda types: types <= TENSOR_TYPES)
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    """A number written out: ``1``, ``0.5``, ``-1``."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
