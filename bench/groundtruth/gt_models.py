@@ -287,6 +287,7 @@ BUILDER_MODULES: dict[str, str] = {
     "mlp_mixer_pytorch": "gt_mlp_mixer_pytorch",
     "g_mlp_pytorch": "gt_g_mlp_pytorch",
     "sam": "gt_sam",
+    "pfrl": "gt_pfrl",
 }
 
 

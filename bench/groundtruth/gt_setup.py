@@ -208,6 +208,7 @@ LIBRARIES: dict[str, str] = {
     "mlp-mixer-pytorch": "0.3.1",
     "g-mlp-pytorch": "0.1.5",
     "sam-pytorch": "0.0.1",
+    "pfrl": "0.4.0",  # joined the sixteenth pick when its first builders counted few break sites
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
