@@ -39,12 +39,13 @@ class ValueFlow:
     """The value analysis's state across the nodes of one walk (see the module docstring)."""
 
     def __init__(self) -> None:
-        # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> name, kind).
-        self._narrowed: dict[int, tuple[str, Kind]] = {}
+        # ``if isinstance(x, float):`` -> inside that block ``x`` is of that kind (block id -> names and kinds);
+        # ``if isinstance(a, Tensor) or isinstance(b, Tensor):`` -> in its ``else`` neither is a tensor.
+        self._narrowed: dict[int, list[tuple[str, Kind]]] = {}
         # ``if isinstance(a, np.ndarray):`` -> inside that block ``a`` is a NumPy array (block id -> name, and
         # whether it was one before).
         self._numpy_narrowed: dict[int, tuple[str, bool]] = {}
-        self._saved: dict[int, Kind | None] = {}
+        self._saved: dict[int, list[Kind | None]] = {}
         # ``if`` statements being walked: id -> (the bindings before it, those at the end of its body).
         self._branches: dict[int, tuple[_Bindings, _Bindings | None]] = {}
         self._body_of: dict[int, int] = {}  # id of an ``if`` body -> id of its ``if``
@@ -55,9 +56,9 @@ class ValueFlow:
         """Before ``node``'s children are walked. Exact type tests, and id lookups only when their tables
         hold anything: this runs for every node."""
         if self._narrowed and id(node) in self._narrowed:
-            name, kind = self._narrowed[id(node)]
-            self._saved[id(node)] = values.env.get(name)
-            values.env[name] = kind
+            narrowed = self._narrowed[id(node)]
+            self._saved[id(node)] = [values.env.get(name) for name, _ in narrowed]
+            values.env.update(narrowed)
         if self._numpy_narrowed and id(node) in self._numpy_narrowed:
             values.numpy_arrays.add(self._numpy_narrowed[id(node)][0])
         if type(node) is cst.If:
@@ -75,8 +76,9 @@ class ValueFlow:
         if type(node) in _COMPREHENSIONS:
             self._leave_comprehension(node, values)
         if self._narrowed and id(node) in self._narrowed:
-            name, _ = self._narrowed.pop(id(node))
-            _put_back(values.env, name, self._saved.pop(id(node)))
+            narrowed = self._narrowed.pop(id(node))
+            for (name, _), previous in reversed(list(zip(narrowed, self._saved.pop(id(node))))):
+                _put_back(values.env, name, previous)
         if self._numpy_narrowed and id(node) in self._numpy_narrowed:
             name, was = self._numpy_narrowed.pop(id(node))
             if not was:
@@ -175,19 +177,36 @@ class ValueFlow:
             values.bind(tested[0], None, Kind.TENSOR)
 
     def _narrow(self, node: cst.If, values: ValueScope) -> None:
-        tested = isinstance_test(node.test, values)
-        if tested is None:
+        """What the test proves in the body (each ``isinstance`` of an ``and`` chain: ``isinstance(high, Number)
+        and isinstance(low, Number)``), and in the ``else`` (``elif``) what an ``or`` chain of tensor tests
+        disproves: after ``if isinstance(high, Tensor) or isinstance(low, Tensor):`` neither is a tensor."""
+        body: list[tuple[str, Kind]] = []
+        for operand in and_operands(node.test):
+            tested = isinstance_test(operand, values)
+            if tested is None:
+                continue
+            subject, resolved = tested
+            if resolved <= TENSOR_TYPES:
+                # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
+                # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.
+                if values.env.get(subject.value) is not Kind.META:
+                    body.append((subject.value, Kind.TENSOR))
+            elif resolved <= PYTHON_TYPES:
+                body.append((subject.value, Kind.CONST))
+            elif resolved == {NUMPY_ARRAY} and operand is node.test:
+                self._numpy_narrowed[id(node.body)] = (subject.value, subject.value in values.numpy_arrays)
+        if body:
+            self._narrowed[id(node.body)] = body
+        if node.orelse is None:
             return
-        subject, resolved = tested
-        if resolved <= TENSOR_TYPES:
-            # A shape value (``embed_dim`` from ``x.shape``) is a tensor only under tracing by TorchScript
-            # or ``torch.fx``; under Dynamo that block is dead, and its bindings must not make sizes tensors.
-            if values.env.get(subject.value) is not Kind.META:
-                self._narrowed[id(node.body)] = (subject.value, Kind.TENSOR)
-        elif resolved <= PYTHON_TYPES:
-            self._narrowed[id(node.body)] = (subject.value, Kind.CONST)
-        elif resolved == {NUMPY_ARRAY}:
-            self._numpy_narrowed[id(node.body)] = (subject.value, subject.value in values.numpy_arrays)
+        otherwise = []
+        for operand in or_operands(node.test):
+            tested = isinstance_test(operand, values)
+            if (tested is not None and tested[1] and tested[1] <= TENSOR_TYPES
+                    and values.env.get(tested[0].value, Kind.UNKNOWN).is_tensor_like):
+                otherwise.append((tested[0].value, Kind.UNKNOWN))
+        if otherwise:
+            self._narrowed[id(node.orelse)] = otherwise
 
 
 def isinstance_test(test: cst.BaseExpression, values: ValueScope) -> tuple[cst.Name, set[str | None]] | None:
