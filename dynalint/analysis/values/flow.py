@@ -4,8 +4,9 @@
 ``ValueScope`` of the function being walked. This module keeps the state that spans nodes:
 
 - **narrowing**: inside ``if isinstance(x, torch.Tensor):`` ``x`` is a tensor, inside ``if isinstance(x,
-  float):`` a constant; after ``if isinstance(x, torch.Tensor): ... return`` with no ``else``, ``x`` is
-  no longer a tensor;
+  float):`` a constant (each name of an ``and`` chain of such tests); in the ``else`` of ``if isinstance(a,
+  torch.Tensor) or isinstance(b, torch.Tensor):`` neither name is a tensor; after ``if isinstance(x,
+  torch.Tensor): ... return`` with no ``else``, ``x`` is no longer a tensor;
 - **branch joins**: the ``else`` is walked from the bindings made before the ``if``, and after it a name
   holds the larger kind of the two branches (a tensor on one path is a tensor);
 - **loops and comprehensions**: a ``for`` target is bound from what it iterates; a comprehension's
