@@ -40,12 +40,13 @@ from dynalint.analysis.torch_facts import (
     NOT_TRACED,
     PARAMETERS,
     PARTIAL,
+    PYTHON_TYPES,
     TENSOR_TYPES,
     TYPED_DICTS,
     TorchResult,
     torch_result,
 )
-from dynalint.analysis.type_hints import Annotation
+from dynalint.analysis.type_hints import Annotation, classes_named
 from dynalint.model.dynamo_settings import CompileSettings
 
 
@@ -212,6 +213,10 @@ class _Summarizer(ast.NodeVisitor):
         self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {}  # ``visit_<type>`` methods
         self._depth = 0  # of the node being visited
         self._set_plainly: dict[str, set[str]] = {}  # class -> names ``setattr(self, name, <not a tensor>)`` sets
+        # class -> names ``self.name = <a Python value>`` assigns (a constant, a parameter annotated ``str | float``),
+        # and those ``register_buffer`` registers: a name in both may hold either (torchrl's ``_target_entropy``).
+        self._assigned_python: dict[str, set[str]] = {}
+        self._registered: dict[str, set[str]] = {}
         self.deepest = 0  # deepest depth reached since the innermost function began (the file's, at the end)
         self._arguments: list[FunctionArguments] = []  # per enclosing function: what its calls are passed
         self._called_attributes: set[int] = set()  # ``obj.method`` nodes that are called, not read
@@ -333,6 +338,8 @@ class _Summarizer(ast.NodeVisitor):
         # A name registered as a buffer on one path and ``setattr`` to a plain value on another (e2cnn's
         # ``setattr(self, f"{name}_indices", [lo, hi])`` for contiguous fields): not known to be a tensor.
         self.summary.classes[qualname].tensor_attrs -= self._set_plainly.pop(qualname, set())
+        self.summary.classes[qualname].tensor_attrs -= (
+            self._assigned_python.pop(qualname, set()) & self._registered.pop(qualname, set()))
 
     def _has_optional_keys(self, node: ast.ClassDef) -> bool:
         """``class M(TypedDict, total=False)``, or a field ``b: NotRequired[Tensor]`` in its body."""
@@ -439,6 +446,9 @@ class _Summarizer(ast.NodeVisitor):
             dotted = dotted_name(target)
             if dotted is None:
                 continue
+            if (class_name is not None and dotted.startswith("self.") and dotted.count(".") == 1
+                    and self._python_value(function, value)):
+                self._assigned_python.setdefault(class_name, set()).add(dotted[5:])
             if isinstance(value, ast.Call):
                 value = _strip_module_methods(value)
                 callee = dotted_name(value.func)
@@ -488,6 +498,17 @@ class _Summarizer(ast.NodeVisitor):
             names = (self.imports.resolve(dotted_name(e)) or dotted_name(e) for e in value.elts)
             return [name for name in names if name]
         return None
+
+    @staticmethod
+    def _python_value(function: FunctionSummary | None, value: ast.expr) -> bool:
+        """Whether ``value`` is surely no tensor: a string or number written out, or a parameter annotated with
+        Python types only (``target_entropy: str | float``)."""
+        if isinstance(value, ast.Constant):
+            return isinstance(value.value, (str, int, float)) and not isinstance(value.value, bool)
+        if isinstance(value, ast.Name) and function is not None and value.id in function.annotations:
+            named = classes_named(function.annotations[value.id])
+            return bool(named) and all(name in PYTHON_TYPES for name in named)
+        return False
 
     def _self_attribute(self, class_name: str, attr: str, value: ast.Call, resolved: str) -> None:
         cls = self.summary.classes.get(class_name)
@@ -654,6 +675,7 @@ class _Summarizer(ast.NodeVisitor):
                 isinstance(value, ast.Name) and value.id in function.none_defaults)
             if registered is not None and not maybe_none:
                 self.summary.classes[function.class_name].tensor_attrs.add(registered)
+                self._registered.setdefault(function.class_name, set()).add(registered)
         if (function is not None and isinstance(node.func, ast.Name) and node.func.id == "setattr"
                 and len(node.args) == 3 and dotted_name(node.args[0]) == "self" and function.class_name is not None
                 and not self._makes_tensor(node.args[2])):
