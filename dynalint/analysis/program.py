@@ -130,6 +130,9 @@ class Program:
     _wrappers_memo: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _nested_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _decorated_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    # (caller, callee as written) -> what the call may run; kept only once ``link`` has computed the regions (the
+    # lint stage asks the same calls again for every rule that follows one), never while they are computed.
+    _calls_memo: dict[tuple[str, str], tuple[Callee, ...]] | None = field(default=None, repr=False)
 
     # -- names ----------------------------------------------------------------------------------
     def canonical(self, qualified: str | None) -> str | None:
@@ -470,8 +473,17 @@ class Program:
                 name for name, methods in self._methods_by_name().items() if any(map(self.is_property, methods)))
         return self._property_names_memo
 
-    def resolve_calls(self, caller: str, callee: str) -> list[Callee]:
+    def resolve_calls(self, caller: str, callee: str) -> Sequence[Callee]:
         """Every function in the tree that ``callee``, written inside ``caller``, may run."""
+        memo = self._calls_memo
+        if memo is None:
+            return self._resolve_calls(caller, callee)
+        found = memo.get((caller, callee))
+        if found is None:
+            found = memo[caller, callee] = tuple(self._resolve_calls(caller, callee))
+        return found
+
+    def _resolve_calls(self, caller: str, callee: str) -> list[Callee]:
         entry = self.functions.get(caller)
         if entry is None:
             return []
@@ -1217,6 +1229,7 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
             program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
     _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
     _propagate(program, _uncompiled_forwards(program))
+    program._calls_memo = {}
     return program
 
 
