@@ -342,12 +342,18 @@ SIZED_FACTORIES: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
     "torch.eye": (None, frozenset({"n", "m"})),
     "torch.linspace": ((2,), frozenset({"steps"})),
     "torch.logspace": ((2,), frozenset({"steps"})),
+    # Not factories, but their ``k``, ``start`` and ``length`` are sizes too (measured on torch 2.13).
+    "torch.topk": ((1,), frozenset({"k"})),
+    "torch.narrow": ((2, 3), frozenset({"start", "length"})),
 }
 SIZED_METHODS: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
     **{name: (None, frozenset({"size"})) for name in ("new_zeros", "new_ones", "new_empty", "expand")},
     "new_full": ((0,), frozenset({"size"})),
     "view": (None, frozenset()),
     "reshape": (None, frozenset({"shape"})),
+    "repeat": (None, frozenset({"repeats"})),
+    "topk": ((0,), frozenset({"k"})),
+    "narrow": ((1, 2), frozenset({"start", "length"})),
 }
 
 # -- NumPy inside compiled code (torch 2.13 traces it through ``torch._numpy``) ----------------------------
