@@ -47,6 +47,16 @@ def test_the_committed_sealed_half_is_libraries_of_the_catalogue() -> None:
     assert set(sealed.following) <= catalogued and not set(sealed.following) & set(sealed.libraries)
 
 
+def test_every_library_has_a_builder_module_of_its_own() -> None:
+    """Two libraries sharing a builder would list one's models under the other (``sam``, the SAM optimizer, was
+    first given ``gt_sam``, segment_anything's builder, and replaced it)."""
+    import gt_models
+
+    modules = list(gt_models.BUILDER_MODULES.values())
+    assert len(modules) == len(set(modules))
+    assert all((Path(gt_models.HERE) / f"{module}.py").is_file() for module in modules)
+
+
 def test_every_install_is_pinned_and_constrained_to_the_one_torch(tmp_path: Path) -> None:
     commands = gt_setup.commands(tmp_path / "venv")
     assert commands[0][1:3] == ["-m", "venv"]

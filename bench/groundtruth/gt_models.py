@@ -286,7 +286,7 @@ BUILDER_MODULES: dict[str, str] = {
     "charformer_pytorch": "gt_charformer_pytorch",
     "mlp_mixer_pytorch": "gt_mlp_mixer_pytorch",
     "g_mlp_pytorch": "gt_g_mlp_pytorch",
-    "sam": "gt_sam",
+    "sam": "gt_sam_pytorch",
     "pfrl": "gt_pfrl",
 }
 
