@@ -288,6 +288,12 @@ BUILDER_MODULES: dict[str, str] = {
     "g_mlp_pytorch": "gt_g_mlp_pytorch",
     "sam": "gt_sam_pytorch",
     "pfrl": "gt_pfrl",
+    # The seventeenth pick, the sealed half after the sixteenth was scored, to be built blind the same way.
+    "bindsnet": "gt_bindsnet",
+    "torchdrift": "gt_torchdrift",
+    "magvit2_pytorch": "gt_magvit2_pytorch",
+    "memory_efficient_attention_pytorch": "gt_memory_efficient_attention_pytorch",
+    "simple_hierarchical_transformer": "gt_simple_hierarchical_transformer",
 }
 
 

@@ -209,6 +209,11 @@ LIBRARIES: dict[str, str] = {
     "g-mlp-pytorch": "0.1.5",
     "sam-pytorch": "0.0.1",
     "pfrl": "0.4.0",  # joined the sixteenth pick when its first builders counted few break sites
+    "bindsnet": "0.2.7",  # the seventeenth pick, named after the sixteenth was scored
+    "torchdrift": "0.1.0.post1",
+    "magvit2-pytorch": "0.5.1",
+    "memory-efficient-attention-pytorch": "0.1.6",
+    "simple-hierarchical-transformer": "0.4.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
