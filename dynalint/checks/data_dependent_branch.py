@@ -26,14 +26,13 @@ elsewhere; measured on torch 2.13). A set or dict on the right hashes instead, a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dynalint.analysis.torch_facts import PYTHON_TYPES, TENSOR_TYPES
 from dynalint.analysis.values.flow import and_operands, isinstance_narrowed, or_operands
-from dynalint.analysis.values.lattice import Kind, combined
+from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, Rewrite, is_pure, module_name, where_call
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Applicability, Confidence
@@ -91,7 +90,8 @@ class DataDependentBranch(Rule):
             argument = node.args[0].value
             kind = self.context.kind(argument)
             if not kind.is_tensor_like and resolved != "builtins.bool":
-                kind = self._element_kind(argument)  # ``any(p.sum() > 0 for p in parts)``
+                written = self.context.values.written_elements(argument)  # ``any(p.sum() > 0 for p in parts)``
+                kind = written if written is not None else Kind.UNKNOWN
             if kind.is_tensor_like:
                 # ``any(x > 0.5)`` steps through the tensor and asks each element for its truth (GB0170)
                 self.report(node, confidence=kind.confidence, construct=_TRUTH_BUILTINS[resolved],
@@ -110,24 +110,6 @@ class DataDependentBranch(Rule):
                                 gb_ids=("GB0170", "GB0033"))
                     return
             left = target.comparator
-
-    def _element_kind(self, iterated: cst.BaseExpression) -> Kind:
-        """What the elements of a generator, a list comprehension or a list written out are, the loop names
-        bound to what their iterables hold."""
-        if isinstance(iterated, (cst.List, cst.Tuple)):
-            kinds = [self.context.kind(e.value) for e in iterated.elements if not isinstance(e, cst.StarredElement)]
-            return combined(*kinds) if kinds else Kind.CONST
-        if not isinstance(iterated, (cst.GeneratorExp, cst.ListComp)):
-            return Kind.UNKNOWN
-        values = self.context.values
-        bound: dict[str, Kind] = {}
-        loop: cst.CompFor | None = iterated.for_in
-        while loop is not None:
-            if isinstance(loop.target, cst.Name):
-                scope = replace(values, env={**values.env, **bound})
-                bound[loop.target.value] = scope.loop_item(loop.iter)
-            loop = loop.inner_for_in
-        return replace(values, env={**values.env, **bound}).kind(iterated.elt)
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
                     rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,

@@ -111,11 +111,10 @@ class TensorSortKey(Rule):
         return _tensor_confidence(self._item(iterated))
 
     def _item(self, iterated: cst.BaseExpression) -> Kind:
-        """What one element of ``iterated`` is: a list or tuple written out, else the value analysis's word."""
-        if isinstance(iterated, (cst.List, cst.Tuple, cst.Set)):
-            kinds = [self.context.kind(e.value) for e in iterated.elements if not isinstance(e, cst.StarredElement)]
-            return combined(*kinds) if kinds else Kind.CONST
-        return self.context.values.loop_item(iterated)
+        """What one element of ``iterated`` is: one written out, else what iterating it gives."""
+        values = self.context.values
+        written = values.written_elements(iterated)
+        return written if written is not None else values.loop_item(iterated)
 
     def _dict_values(self, owner: cst.BaseExpression) -> Kind:
         """What the values of the dict ``owner`` are: a literal's, or an annotated name's (``Dict[str, Tensor]``)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -282,6 +282,23 @@ class ValueScope:
                 self.bind_loop_target(elements[1], arguments[0])
                 return
         self.bind(target, None, self.loop_item(iterated))
+
+    def written_elements(self, iterated: cst.BaseExpression) -> Kind | None:
+        """What the elements of a list, tuple or set written out, or of a comprehension or generator, are (the
+        comprehension's loop names bound to what their iterables hold); ``None`` for any other expression. The
+        truth builtins (``any(p.sum() > 0 for p in parts)``) and key-less sorts (``sorted([a, b])``) ask it."""
+        if isinstance(iterated, (cst.List, cst.Tuple, cst.Set)):
+            kinds = [self.kind(e.value) for e in iterated.elements if not isinstance(e, cst.StarredElement)]
+            return combined(*kinds) if kinds else Kind.CONST
+        if not isinstance(iterated, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            return None
+        bound: dict[str, Kind] = {}
+        loop: cst.CompFor | None = iterated.for_in
+        while loop is not None:
+            if isinstance(loop.target, cst.Name):
+                bound[loop.target.value] = replace(self, env={**self.env, **bound}).loop_item(loop.iter)
+            loop = loop.inner_for_in
+        return replace(self, env={**self.env, **bound}).kind(iterated.elt)
 
     def loop_item(self, iterated: cst.BaseExpression) -> Kind:
         """What one item of iterating ``iterated`` is: a tensor's rows are tensors, a known container's items its item kind."""
