@@ -153,6 +153,8 @@ class FunctionArguments:
             if attr in BOOL_PREDICATES:  # ``torch.isnan(x)``, ``x.isnan()``; not ``np.isnan``
                 resolved = self.imports.resolve(dotted_name(func))
                 return resolved is None or resolved.startswith("torch.")
+            if attr in MASK_KEEPING_METHODS and self.imports.resolve(dotted_name(func)) == f"torch.{attr}":
+                return bool(node.args) and self.is_mask(node.args[0])  # type: ignore[attr-defined]  # ``torch.tril(m)``
             return attr == "bool" or (attr in MASK_KEEPING_METHODS and self.is_mask(func.value))
         return False
 

@@ -184,9 +184,29 @@ BOOL_PREDICATES = frozenset(
      "less_equal", "not_equal"}
 )
 BOOL_DTYPES = frozenset({"torch.bool"})
-# Methods that keep a boolean mask a boolean mask: ``mask.view(b, n)``, ``(x == 0).squeeze(-1)``.
+# Methods that keep a boolean mask a boolean mask: ``mask.view(b, n)``, ``(x == 0).squeeze(-1)``, and the ops that
+# move, copy or select its elements without changing the dtype (``ones(n, n, dtype=torch.bool).triu(1)``, a causal
+# mask; ``mask.flip(0)``; measured on torch 2.13: indexing with each of them breaks, GB0036). As ``torch.<name>``
+# functions too, given the mask first (``torch.tril(x > 0)``).
 MASK_KEEPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "flatten",
-                                  "t", "transpose", "permute", "contiguous", "clone", "detach", "bool", "logical_not"})
+                                  "t", "transpose", "permute", "contiguous", "clone", "detach", "bool", "logical_not",
+                                  "triu", "tril", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
+                                  "repeat_interleave", "diagonal", "movedim", "moveaxis", "swapaxes", "swapdims",
+                                  "narrow", "select", "index_select", "view_as", "reshape_as", "unflatten", "cpu",
+                                  "cuda"})
+
+
+def names_a_device(written: str | None, keyword: str | None = None) -> bool:
+    """Whether an argument of ``.to(...)``, written as ``written`` (a dotted name or a string literal) or passed
+    as ``keyword``, only moves the tensor: ``mask.to(x.device)``, ``.to(device)``, ``.to("cuda")``, ``.to(device=d,
+    non_blocking=True)`` keep a boolean mask one, where ``.to(torch.float)`` or ``.to(x)`` do not."""
+    if keyword is not None:
+        return keyword in ("device", "non_blocking", "copy")
+    if written is None:
+        return False
+    if written.strip("'\"") in ("cpu", "cuda", "meta", "mps", "xpu") and written[:1] in "'\"":
+        return True
+    return "device" in written.rpartition(".")[2].lower()
 
 
 # -- what a call of ``torch.<...>`` returns -------------------------------------------------------

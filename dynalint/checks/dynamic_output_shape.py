@@ -29,7 +29,9 @@ from dynalint.analysis.torch_facts import (
     MASK_KEEPING_METHODS,
     NUMPY_DYNAMIC_SHAPE_FUNCTIONS,
     ONE_HOT_FUNCTION,
+    names_a_device,
 )
+from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
 from dynalint.lint.rule import Rule
@@ -278,9 +280,9 @@ class DynamicOutputShape(Rule):
             return None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)
-        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in _MASK_VIEWS):
-            return self._mask(node.func.value)  # ``~((x == 0) | (g <= 0)).squeeze(-1)``: still the mask (pypose)
+        kept = self._kept_mask(node)
+        if kept is not None:
+            return self._mask(kept)  # ``~((x == 0) | (g <= 0)).squeeze(-1)``: still the mask (pypose)
         if isinstance(node, cst.Subscript):  # indexing keeps the dtype, where the dtype is known
             guessed = isinstance(node.value, cst.Name) and node.value.value in self._dtype_unknown[-1]
             return self._mask(node.value) if maybe_tensor and not guessed else None
@@ -295,6 +297,27 @@ class DynamicOutputShape(Rule):
             return kind.confidence if _elementwise(node) else None
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
+        return None
+
+    def _kept_mask(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The value whose dtype ``node`` keeps, where it is a view, a copy or a move of it: ``m.triu(1)``,
+        ``torch.flip(m, (0,))``, ``m.to(x.device)``; ``None`` for anything else."""
+        if not isinstance(node, cst.Call):
+            return None
+        func = node.func
+        resolved = self.context.resolve(func)
+        if resolved is not None:  # a function: ``torch.tril(m)``, not the method ``m.tril()``
+            if (resolved.startswith("torch.") and resolved[6:] in _MASK_VIEWS and node.args
+                    and node.args[0].keyword is None and not node.args[0].star):
+                return node.args[0].value
+            return None
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _MASK_VIEWS:
+                return func.value
+            if method == "to" and node.args and all(
+                    names_a_device(_written(a.value), a.keyword.value if a.keyword else None) for a in node.args):
+                return func.value
         return None
 
     def _mask_of_unknown_values(self, node: cst.BaseExpression) -> Confidence | None:
@@ -342,6 +365,11 @@ class DynamicOutputShape(Rule):
 
 # The mask-keeping methods that only reshape or copy it (``.bool()`` and ``.logical_not()`` make a mask of anything).
 _MASK_VIEWS = MASK_KEEPING_METHODS - {"bool", "logical_not"}
+
+
+def _written(node: cst.BaseExpression) -> str | None:
+    """A ``.to(...)`` argument as written: a dotted name, or a string literal with its quotes."""
+    return node.value if isinstance(node, cst.SimpleString) else dotted_name(node)
 
 
 def _named_as_mask(name: str) -> bool:
