@@ -17,15 +17,40 @@ from dynalint.model.finding import Applicability
 
 _TENSOR_READ = ("GB0124", "GB0059")  # through ``.item()``; ``complex()``: not traced at all
 CONVERSIONS = {"builtins.int": "int", "builtins.float": "float", "builtins.complex": "complex"}
-# The scaling arguments torch reads as Python numbers, by op (function or method, ``_`` for in place): a
-# tensor given there is read with ``.item()``, a data-dependent operator (GB0033, measured on torch 2.13 for
-# add, sub, sub_, rsub, addr, addr_, addmm, addmm_, baddbmm, addcmul and ``Tensor.add``). ``lerp``'s weight
-# and ``masked_fill``'s value take tensors and are not here.
-SCALAR_ARGUMENTS = {
-    **dict.fromkeys(("add", "sub", "rsub"), ("alpha",)),
-    **dict.fromkeys(("addr", "addmm", "addmv", "addbmm", "baddbmm"), ("alpha", "beta")),
-    **dict.fromkeys(("addcmul", "addcdiv"), ("value",)),
+# The arguments torch reads as Python numbers, by op (function or method, ``_`` for in place): a tensor given there
+# is read with ``.item()``, a data-dependent operator (GB0033). Each entry is (keyword, position), the position
+# counted with the input first (``F.elu(x, s)``: 1), as the function form takes it; a method call counts from its
+# receiver (``x.new_full(size, s)``: 2), and ``None`` is keyword only. Measured on torch 2.13: add, sub, sub_,
+# rsub, addr, addr_, addmm, addmm_, baddbmm, addcmul and ``Tensor.add``; ``F.elu``, ``celu``, ``leaky_relu``,
+# ``hardtanh``, ``softplus``, ``threshold``, ``hardshrink``, ``rrelu``, ``dropout``, ``pad``'s value,
+# ``normalize``'s p, ``nan_to_num``, ``renorm``, ``full_like``, ``new_full`` and ``fill_diagonal_``. Arguments
+# torch also takes as tensors trace, and are not here: ``lerp``'s weight, ``masked_fill``'s and ``index_fill``'s
+# value, ``clamp``'s bounds, ``torch.where``'s branches, ``torch.full``'s fill value.
+_ALPHA = (("alpha", None),)
+SCALAR_ARGUMENTS: dict[str, tuple[tuple[str, int | None], ...]] = {
+    **dict.fromkeys(("add", "sub", "rsub"), _ALPHA),
+    **dict.fromkeys(("addr", "addmm", "addmv", "addbmm", "baddbmm"), (("alpha", None), ("beta", None))),
+    **dict.fromkeys(("addcmul", "addcdiv"), (("value", None),)),
+    **dict.fromkeys(("elu", "celu"), (("alpha", 1),)),
+    "leaky_relu": (("negative_slope", 1),),
+    "hardtanh": (("min_val", 1), ("max_val", 2)),
+    "softplus": (("beta", 1), ("threshold", 2)),
+    "threshold": (("threshold", 1), ("value", 2)),
+    **dict.fromkeys(("hardshrink", "softshrink"), (("lambd", 1),)),
+    "rrelu": (("lower", 1), ("upper", 2)),
+    **dict.fromkeys(("dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d"),
+                    (("p", 1),)),
+    "pad": (("value", 3),),
+    "normalize": (("p", 1),),
+    "nan_to_num": (("nan", 1), ("posinf", 2), ("neginf", 3)),
+    "renorm": (("p", 1), ("maxnorm", 3)),
+    "full_like": (("fill_value", 1),),
+    "new_full": (("fill_value", 2),),
+    "fill_diagonal": (("fill_value", 1),),
 }
+# The ops of the table that ``torch.Tensor`` has as methods: a method call of any other name is not the op.
+SCALAR_ARGUMENT_METHODS = frozenset({"add", "sub", "addr", "addmm", "addmv", "addbmm", "baddbmm", "addcmul", "addcdiv",
+                                     "nan_to_num", "renorm", "new_full", "fill_diagonal"})
 # In-place forms Dynamo rewrites to take a tensor (the optimizers' ``p.addcdiv_(m, v, value=-step)``): traced
 # without a break on torch 2.13.
 TRACED_IN_PLACE = frozenset({"add_", "addcmul_", "addcdiv_"})
@@ -87,24 +112,35 @@ class TensorToScalar(TensorArithmeticRule):
             self.report(node, confidence=kind.confidence, gb_ids=_TENSOR_READ, pattern="map", call=f"map({call}, ...)")
 
     def _scalar_arguments(self, node: cst.Call, resolved: str | None) -> None:
-        """``torch.addr(i, s, y, alpha=rho)`` / ``r.sub_(ap, alpha=a)`` with a tensor as the scaling number."""
+        """``torch.addr(i, s, y, alpha=rho)``, ``r.sub_(ap, alpha=a)``, ``F.leaky_relu(x, slope)``: a tensor where
+        the op takes a number."""
         func = node.func
+        first = 0  # the position of the call's first positional argument, the input counted as 0
         if resolved is not None:
             if not resolved.startswith("torch."):
                 return
             op = resolved.rsplit(".", 1)[-1]
         elif isinstance(func, cst.Attribute) and self.context.kind(func.value).may_be_tensor:
             op = func.attr.value
-            if op in TRACED_IN_PLACE:
+            if op in TRACED_IN_PLACE or op.rstrip("_") not in SCALAR_ARGUMENT_METHODS:
                 return
+            first = 1
         else:
             return
-        if self.context.settings.capture_scalar_outputs:
-            return  # ``.item()`` traced as an unbacked symbol
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value in SCALAR_ARGUMENTS.get(op.rstrip("_"), ()):
-                kind = self.context.kind(arg.value)
-                if kind.is_tensor_like:  # at the call: Dynamo breaks on its first line (a call over several lines)
-                    self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="scalar-argument",
-                                call=f"{arg.keyword.value}={cst.Module([]).code_for_node(arg.value)}")
-
+        places = SCALAR_ARGUMENTS.get(op.rstrip("_"))
+        if not places or self.context.settings.capture_scalar_outputs:
+            return  # not such an op, or ``.item()`` traced as an unbacked symbol
+        positional = [a for a in node.args if a.keyword is None]
+        if any(a.star for a in positional):
+            positional = []  # ``F.pad(*args)``: positions unknown
+        for keyword, position in places:
+            given = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
+            if given is None and position is not None and 0 <= position - first < len(positional):
+                given = positional[position - first]
+            if given is None:
+                continue
+            kind = self.context.kind(given.value)
+            if kind.is_tensor_like:  # at the call: Dynamo breaks on its first line (a call over several lines)
+                self.report(node, confidence=kind.confidence, gb_ids=("GB0033",), pattern="scalar-argument",
+                            call=f"{keyword}={cst.Module([]).code_for_node(given.value)}")
+                return
