@@ -367,6 +367,20 @@ def build(model_id: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     return builder(name)
 
 
+def prepare_import(library: str) -> None:
+    """What must happen before ``library`` is imported: torchvision made importable on the CPU, and the
+    builder module's own ``before_import()`` where it has one (bindsnet 0.2.7 imports ``torch._six``, which
+    torch 2.13 no longer has, and its builder puts a stand-in in its place)."""
+    import importlib
+
+    allow_torchvision_import()
+    module = BUILDER_MODULES.get(library)
+    if module is not None and (HERE / f"{module}.py").exists():
+        hook = getattr(importlib.import_module(module), "before_import", None)
+        if hook is not None:
+            hook()
+
+
 def allow_torchvision_import() -> None:
     """Let the CUDA build of torchvision (the only one for torch 2.13 on the index) import on a CPU torch.
 

@@ -99,7 +99,7 @@ def run(model_id: str) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     library = model_id.split("/", 1)[0]
-    gt_models.allow_torchvision_import()
+    gt_models.prepare_import(library)
     package = importlib.import_module(gt_models.package_of(library))
     # A namespace package (pytorch_tabnet ships no ``__init__.py``) has no ``__file__``, only its path; a
     # library that is one module (rtdl_revisiting_models) is its file, not the site-packages holding it.

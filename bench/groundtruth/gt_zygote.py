@@ -41,7 +41,7 @@ def preload(library: str) -> None:
     import torch
 
     torch.set_num_threads(1)
-    gt_models.allow_torchvision_import()
+    gt_models.prepare_import(library)
     importlib.import_module(gt_models.package_of(library))
     import gt_calls  # noqa: F401
     from dynalint.verify import observe, usercode, verdicts  # noqa: F401
