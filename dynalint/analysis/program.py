@@ -585,7 +585,7 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
-        applied = self._applied_function(module, callee)
+        applied = self.applied_function(module, callee)
         if applied is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
             forward = self.method(applied, "forward")
             return [forward] if forward else []
@@ -601,7 +601,7 @@ class Program:
         export = self._star_export(module, head)
         return self.canonical(f"{export}{dot}{rest}") if export else None
 
-    def _applied_function(self, module: ModuleSummary, callee: str) -> str | None:
+    def applied_function(self, module: ModuleSummary, callee: str) -> str | None:
         """The autograd ``Function`` of the tree whose ``apply`` a call of ``callee`` runs, if it is one."""
         applies = self._applied(module, callee)
         applied = self.resolve_class(module, applies) if applies is not None else None
@@ -611,7 +611,7 @@ class Program:
         """``backward`` of the autograd ``Function`` a call of ``callee`` applies. Measured on torch 2.13:
         when an input requires grad, Dynamo traces ``backward`` too while it traces the ``apply`` call, and
         a break in it is reported on its own line; under ``no_grad`` it is not traced."""
-        applied = self._applied_function(module, callee)
+        applied = self.applied_function(module, callee)
         return self.method(applied, "backward") if applied is not None else None
 
     def _applied(self, module: ModuleSummary, callee: str) -> str | None:
@@ -810,6 +810,25 @@ class Program:
         owner = self.owner_class(qualified)
         return owner is not None and self.is_tensor_subclass(owner)
 
+    def stored_default_functions(self, class_qualified: str) -> list[tuple[str, int]]:
+        """The ``__init__`` parameters (name, position after ``self``; -1: keyword only) whose default is a function
+        of the tree (a ``lambda``, or a ``def`` of the analysed code) that the constructor stores on the instance:
+        an instance built without them holds a function Dynamo cannot rebuild (DYN515). Read from the first class
+        of the MRO that defines ``__init__``."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            if module.qualify(f"{cls.qualname}.__init__") not in self.functions:
+                continue
+            return [(name, position) for name, position, default in cls.default_functions
+                    if default == "lambda" or (self.resolve_name(module, default) or "") in self.functions]
+        return []
+
+    def has_classmethod_forward(self, class_qualified: str) -> bool:
+        """Whether the autograd ``Function``'s ``forward`` is a ``classmethod`` (``forward(cls, ctx, x)``), which
+        Dynamo cannot bind when it traces ``apply`` with an input that requires grad (DYN514)."""
+        forward = self.method(class_qualified, "forward")
+        return forward is not None and "classmethod" in self.functions[forward].definition.decorators
+
     def is_autograd_function(self, class_qualified: str) -> bool:
         """Whether the class derives from ``torch.autograd.Function`` (through bases in the tree)."""
         return any(self.canonical(base) in AUTOGRAD_FUNCTION_BASES for current in self.mro(class_qualified)
@@ -894,7 +913,7 @@ class Program:
         if kind == dispatch.NEW:
             return self.instance_call(self.instance_class(module, written))
         if kind == dispatch.REF:
-            applied = self._applied_function(module, written) if written.endswith(".apply") else None
+            applied = self.applied_function(module, written) if written.endswith(".apply") else None
             if applied is not None:  # ``func = InvQuadLogdet.apply`` then ``func(...)``: as ``InvQuadLogdet.apply(...)``
                 return [f for f in (self.method(applied, "forward"), self.method(applied, "backward")) if f]
             return self._called(self.resolve_name(module, written))

@@ -327,6 +327,7 @@ class _Summarizer(ast.NodeVisitor):
             self.summary.classes[qualname].metaclass = self.imports.resolve(metaclass) or metaclass
         if any(base in TYPED_DICTS for base in bases):
             self.summary.classes[qualname].optional_keys = self._has_optional_keys(node)
+        self.summary.classes[qualname].default_functions = _stored_default_functions(node)
         # Fields declared tensors in the class body (a ``NamedTuple``'s or dataclass's ``t: torch.Tensor``).
         self.summary.classes[qualname].tensor_attrs.update(
             statement.target.id for statement in node.body
@@ -860,3 +861,28 @@ def _unwrapped(call: ast.Call) -> ast.Call:
         or (isinstance(receiver, ast.Call) and dotted_name(receiver.func) == "super" and first.id == "self"))
     unwrapped = ast.Call(func=inner, args=call.args[1:] if hands_receiver else call.args, keywords=call.keywords)
     return ast.copy_location(unwrapped, call)
+
+
+def _stored_default_functions(node: ast.ClassDef) -> tuple[tuple[str, int, str], ...]:
+    """The parameters of the class's own ``__init__`` whose default is a ``lambda`` or a name, and that it stores on
+    ``self`` as they are (``self.fmt = fmt``): (parameter, position after ``self``, ``"lambda"`` or the name)."""
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return ()
+    positional = [*init.args.posonlyargs, *init.args.args][1:]
+    defaults: dict[str, tuple[int, str]] = {}
+    for offset, default in enumerate(init.args.defaults, start=len(positional) - len(init.args.defaults)):
+        written = "lambda" if isinstance(default, ast.Lambda) else dotted_name(default)
+        if written and written not in ("None", "True", "False"):
+            defaults[positional[offset].arg] = (offset, written)
+    for arg, default in zip(init.args.kwonlyargs, init.args.kw_defaults):
+        written = "lambda" if isinstance(default, ast.Lambda) else (dotted_name(default) if default else None)
+        if written and written not in ("None", "True", "False"):
+            defaults[arg.arg] = (-1, written)
+    if not defaults:
+        return ()
+    stored = {statement.value.id for statement in ast.walk(init) if isinstance(statement, ast.Assign)
+              and isinstance(statement.value, ast.Name) and statement.value.id in defaults
+              and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                      for t in statement.targets)}
+    return tuple((name, *defaults[name]) for name in sorted(stored))

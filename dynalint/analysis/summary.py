@@ -189,6 +189,10 @@ class ClassSummary(_PickledAsTuple):
     attr_declared: dict[str, str] = field(default_factory=dict)
     # A ``TypedDict`` whose keys may be missing: ``total=False``, or a field annotated ``NotRequired[...]``.
     optional_keys: bool = False
+    # ``def __init__(self, q, fmt=lambda x: x): self.fmt = fmt``: the parameters of ``__init__`` whose default is a
+    # function (a ``lambda``, or a name) and which ``__init__`` stores on ``self``, as (parameter, its position
+    # after ``self``, the default as written: ``"lambda"`` or the dotted name).
+    default_functions: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass

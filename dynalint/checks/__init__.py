@@ -16,6 +16,7 @@ from dynalint.checks.baked_runtime_value import BakedRuntimeValue
 from dynalint.checks.breaking_collective import BreakingCollective
 from dynalint.checks.built_object_method import BuiltObjectMethod
 from dynalint.checks.class_statement import ClassStatement
+from dynalint.checks.classmethod_autograd_forward import ClassmethodAutogradForward
 from dynalint.checks.comprehension_resume import ComprehensionResume
 from dynalint.checks.copy_call import CopyCall
 from dynalint.checks.data_dependent_branch import DataDependentBranch
@@ -54,6 +55,7 @@ from dynalint.checks.threading_lock import ThreadingLock
 from dynalint.checks.torch_assert import TorchAssert
 from dynalint.checks.typed_dict_construction import TypedDictConstruction
 from dynalint.checks.tqdm_call import TqdmCall
+from dynalint.checks.unrebuildable_return import UnrebuildableReturn
 from dynalint.checks.untraceable_context_manager import UntraceableContextManager
 from dynalint.checks.wall_clock_call import WallClockCall
 from dynalint.checks.warnings_call import WarningsCall
@@ -107,6 +109,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     HookRegistration,
     TensorSubclassUnwrap,
     TypedDictConstruction,
+    ClassmethodAutogradForward,
+    UnrebuildableReturn,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -52,4 +52,6 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN511', 'hook-registration', True, '>=2.4'),
     ('DYN512', 'tensor-subclass-unwrap', True, '>=2.4'),
     ('DYN513', 'typed-dict-construction', True, '>=2.4'),
+    ('DYN514', 'classmethod-autograd-forward', True, '>=2.4'),
+    ('DYN515', 'unrebuildable-return', True, '>=2.4'),
 )
