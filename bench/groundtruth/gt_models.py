@@ -294,6 +294,11 @@ BUILDER_MODULES: dict[str, str] = {
     "magvit2_pytorch": "gt_magvit2_pytorch",
     "memory_efficient_attention_pytorch": "gt_memory_efficient_attention_pytorch",
     "simple_hierarchical_transformer": "gt_simple_hierarchical_transformer",
+    "skrl": "gt_skrl",
+    "poutyne": "gt_poutyne",
+    "skorch": "gt_skorch",
+    "pina": "gt_pina",
+    "flowtorch": "gt_flowtorch",
 }
 
 

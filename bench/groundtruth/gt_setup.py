@@ -214,6 +214,11 @@ LIBRARIES: dict[str, str] = {
     "magvit2-pytorch": "0.5.1",
     "memory-efficient-attention-pytorch": "0.1.6",
     "simple-hierarchical-transformer": "0.4.0",
+    "skrl": "2.1.1",  # joined the seventeenth pick when its first five builders counted 44 break sites
+    "poutyne": "1.19.0",
+    "skorch": "1.4.0",
+    "pina-mathlab": "0.3.2.post2610",
+    "flowtorch": "0.8",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
