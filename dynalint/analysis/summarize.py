@@ -870,15 +870,14 @@ def _stored_default_functions(node: ast.ClassDef) -> tuple[tuple[str, int, str],
     if init is None:
         return ()
     positional = [*init.args.posonlyargs, *init.args.args][1:]
+    first_default = len(positional) - len(init.args.defaults)
+    given = [*((positional[first_default + i], first_default + i, d) for i, d in enumerate(init.args.defaults)),
+             *((arg, -1, d) for arg, d in zip(init.args.kwonlyargs, init.args.kw_defaults))]
     defaults: dict[str, tuple[int, str]] = {}
-    for offset, default in enumerate(init.args.defaults, start=len(positional) - len(init.args.defaults)):
-        written = "lambda" if isinstance(default, ast.Lambda) else dotted_name(default)
-        if written and written not in ("None", "True", "False"):
-            defaults[positional[offset].arg] = (offset, written)
-    for arg, default in zip(init.args.kwonlyargs, init.args.kw_defaults):
+    for arg, position, default in given:
         written = "lambda" if isinstance(default, ast.Lambda) else (dotted_name(default) if default else None)
         if written and written not in ("None", "True", "False"):
-            defaults[arg.arg] = (-1, written)
+            defaults[arg.arg] = (position, written)
     if not defaults:
         return ()
     stored = {statement.value.id for statement in ast.walk(init) if isinstance(statement, ast.Assign)
