@@ -85,6 +85,12 @@ class LintContext:
         """
         return self.values.resolve(node)
 
+    def module_level_name(self, func: cst.BaseExpression) -> str | None:
+        """A callee written as a dotted name whose head is not a local of the function (``Fn.apply``,
+        ``mod.Site``): what the program looks up in the module's own table. ``None`` for anything else."""
+        dotted = dotted_name(func)
+        return None if dotted is None or dotted.split(".")[0] in self.values.env else dotted
+
     def resolve_call(self, func: cst.BaseExpression) -> Callee | None:
         """The function in the tree that a call's ``func`` expression reaches, if known."""
         dotted = dotted_name(func)

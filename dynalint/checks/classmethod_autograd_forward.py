@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
 
@@ -29,8 +28,8 @@ class ClassmethodAutogradForward(Rule):
     confidence = Confidence.LIKELY
 
     def visit_Call(self, node: cst.Call) -> None:
-        written = dotted_name(node.func)
-        if written is None or written.split(".")[0] in self.context.values.env:
+        written = self.context.module_level_name(node.func)
+        if written is None:
             return  # not a name, or a local one
         program = self.context.program
         applied = program.applied_function(self.context.summary, written)

@@ -96,8 +96,8 @@ class DisabledCall(Rule):
         ``from helpers import fast`` with ``fast = torch.compiler.disable(_impl)`` in ``helpers``: the
         program resolves calls to functions, so an alias of a function outside the tree has no callee.
         """
-        dotted = dotted_name(func)
-        if dotted is None or dotted.split(".")[0] in self.context.values.env:
+        dotted = self.context.module_level_name(func)
+        if dotted is None:
             return False
         qualified = self.context.resolve(func) or ""
         return not qualified.startswith("torch.") and self.context.program.is_disabled_alias(self.context.summary, dotted)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
 
 
@@ -23,8 +22,8 @@ class TypedDictConstruction(Rule):
     gb_ids = ("GB0257",)
 
     def visit_Call(self, node: cst.Call) -> None:
-        written = dotted_name(node.func)
-        if written is None or written.split(".")[0] in self.context.values.env:
+        written = self.context.module_level_name(node.func)
+        if written is None:
             return  # not a name, or a local one
         program = self.context.program
         built = program.resolve_class(self.context.summary, written)
