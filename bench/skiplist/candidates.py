@@ -108,6 +108,12 @@ CALLS: dict[str, str] = {
     "decimal.Decimal": "decimal.Decimal('1.5')",
     "fractions.Fraction": "fractions.Fraction(1, 3)",
     "array.array": "array.array('i', [1, 2])",
+    # threads (monai keeps per-thread state in a ``threading.local()`` made in a transform's ``__init__``)
+    "threading.local": "threading.local()",
+    "threading.get_ident": "threading.get_ident()",
+    "threading.current_thread": "threading.current_thread()",
+    "threading.main_thread": "threading.main_thread()",
+    "threading.active_count": "threading.active_count()",
     # the process, the platform and the file system
     "os.getpid": "os.getpid()",
     "os.getcwd": "os.getcwd()",
