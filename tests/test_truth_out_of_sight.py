@@ -4,8 +4,9 @@ tensors, and ``t in [0, 1]``.
 Measured on torch 2.13 (the torch test runs the program under Dynamo): ``any(p.sum() > 0 for p in parts)`` and
 ``all([torch.isfinite(p).all() for p in parts])`` break with GB0170, as ``any(x > 0)`` does; ``x[0] in [1.0, 2.0]``
 breaks under an ``if`` (GB0170) and in a conditional expression (GB0033), since the list compares ``x[0]`` with
-each item and asks the result's truth. A set on the right hashes instead and traces; ``any()`` of Python bools
-about shapes and ``4 in x.shape`` trace too.
+each item and asks the result's truth; used as a value (``x * (x[0] in [1.0, 2.0])``), whose truth nothing asks,
+it traces. A set on the right hashes instead and traces; ``any()`` of Python bools about shapes and
+``4 in x.shape`` trace too.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ def in_shape(x: torch.Tensor):
     return x + 1
 
 
+def in_list_as_value(x: torch.Tensor):
+    return x * (x[0] in [1.0, 2.0])
+
+
 x = torch.randn(4)
 parts = [torch.randn(2), torch.randn(3)]
 torch.compile(in_list, backend="eager")(x)
@@ -82,6 +87,7 @@ torch.compile(any_flags, backend="eager")(x)
 torch.compile(in_shape, backend="eager")(x)
 torch.compile(any_gen, backend="eager")(x, parts)
 torch.compile(all_list, backend="eager")(x, parts)
+torch.compile(in_list_as_value, backend="eager")(x)
 """
 LINES = PROGRAM.splitlines()
 
@@ -106,6 +112,10 @@ def test_a_tensor_looked_up_in_a_list_or_tuple_of_numbers() -> None:
 def test_a_set_shapes_and_python_flags_are_not_flagged() -> None:
     found = flagged()
     assert not [line for line in found.values() if "{1.0, 2.0}" in line or "x.shape" in line or "any(flags)" in line]
+
+
+def test_a_lookup_whose_truth_is_not_asked_is_not_flagged() -> None:
+    assert "return x * (x[0] in [1.0, 2.0])" not in flagged().values()
 
 
 @pytest.mark.torch

@@ -56,29 +56,38 @@ class DataDependentBranch(Rule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._judged: set[int] = set()  # ``and``/``or``/``not`` nodes already followed from an enclosing test
+        self._asked: set[int] = set()  # expressions whose truth Python asks (a test, an operand of ``not``, ...)
 
     def visit_If(self, node: cst.If) -> None:
+        self._ask(node.test)
         self._truth_test(node.test, "`if`", lambda: branch_rewrite(self.context, node), statement=node)
 
     def visit_While(self, node: cst.While) -> None:
+        self._ask(node.test)
         self._truth_test(node.test, "`while`", statement=node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._ask(node.test)
         self._truth_test(node.test, "A conditional expression", lambda: selection_rewrite(self.context, node))
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._ask(node.test)
         self._truth_test(node.test, "A comprehension's `if`")
 
     def visit_Assert(self, node: cst.Assert) -> None:
+        self._ask(node.test)
         if node.msg is not None and not _is_string_literal(node.msg):
             self._truth_test(node.test, "`assert` with a computed message", gb_ids=("GB0170",), pattern="assert")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._ask(node.expression)
         if isinstance(node.operator, cst.Not) and id(node) not in self._judged:
             self._truth_test(node, "`not`")
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # Evaluated, not tested: only the operands before the last are asked for their truth.
+        self._ask(node.left)
         if id(node) not in self._judged:
             self._judged.add(id(node))
             construct = "`and`" if isinstance(node.operator, cst.And) else "`or`"
@@ -88,6 +97,8 @@ class DataDependentBranch(Rule):
         resolved = self.context.resolve(node.func)
         if resolved in _TRUTH_BUILTINS and len(node.args) == 1 and not node.args[0].star:
             argument = node.args[0].value
+            if resolved == "builtins.bool":
+                self._ask(argument)
             kind = self.context.kind(argument)
             if not kind.is_tensor_like and resolved != "builtins.bool":
                 written = self.context.values.written_elements(argument)  # ``any(p.sum() > 0 for p in parts)``
@@ -98,8 +109,11 @@ class DataDependentBranch(Rule):
                             gb_ids=None if resolved == "builtins.bool" else ("GB0170",))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        """``t in [0, 1]``: the list compares ``t`` with each item and asks each result's truth. Only lists that
-        hold a number: ``t in (None, other)`` may be decided by identity, which reads no data."""
+        """``if t in [0, 1]:``: the list compares ``t`` with each item, and asking the truth of the result reads the
+        data. Only where the truth is asked: as a value (``x * (t in [0, 1])``) it traces (measured on torch 2.13).
+        Only lists that hold a number: ``t in (None, other)`` may be decided by identity, which reads no data."""
+        if id(node) not in self._asked:
+            return
         left = node.left
         for target in node.comparisons:
             if (isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.List, cst.Tuple))
@@ -110,6 +124,13 @@ class DataDependentBranch(Rule):
                                 gb_ids=("GB0170", "GB0033"))
                     return
             left = target.comparator
+
+    def _ask(self, expression: cst.BaseExpression) -> None:
+        """Note that Python asks ``expression``'s truth: in a test, so are both operands of ``and`` / ``or``."""
+        self._asked.add(id(expression))
+        if isinstance(expression, cst.BooleanOperation):
+            self._ask(expression.left)
+            self._ask(expression.right)
 
     def _truth_test(self, test: cst.BaseExpression, construct: str,
                     rewrite: Callable[[], Rewrite | None] | None = None, gb_ids: tuple[str, ...] | None = None,
