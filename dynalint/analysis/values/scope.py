@@ -66,6 +66,9 @@ _KIND_OF_RESULT = {
 
 # Builtins whose answer is one of their arguments, or its magnitude: a NumPy value stays one (measured).
 _NUMPY_KEEPING_BUILTINS = frozenset({"builtins.min", "builtins.max", "builtins.abs"})
+# Builtins that fold an iterable's elements into one value of their kind: ``sum`` of tensors is a tensor, and
+# Dynamo takes ``max`` / ``min`` of tensors as ``torch.maximum`` / ``minimum`` (measured on torch 2.13: no break).
+_FOLDING_BUILTINS = frozenset({"builtins.sum", "builtins.min", "builtins.max"})
 
 
 @dataclass
@@ -607,6 +610,11 @@ class ValueScope:
                 and node.args[0].value.value == "self" and self._self_attribute_named(node.args[1].value)):
             return Kind.TENSOR
         if resolved in PASSTHROUGH_BUILTINS:
+            if resolved in _FOLDING_BUILTINS and len(node.args) == 1 and not node.args[0].star:
+                # ``sum(torch.dot(k, k) for k in parts)``: what it folds is what the elements are
+                elements = self.written_elements(node.args[0].value)
+                if elements is not None and elements.is_tensor_like:
+                    return elements
             return max(args, default=Kind.UNKNOWN)
         if resolved in MATH_VALUE_READS:
             worst = max(args, default=Kind.CONST)  # ``math.sqrt(t)`` reads ``t``'s value; of a size, a size
