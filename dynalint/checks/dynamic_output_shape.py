@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
+from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import (
     BOOL_DTYPES,
     BOOL_PREDICATES,
@@ -31,7 +32,6 @@ from dynalint.analysis.torch_facts import (
     ONE_HOT_FUNCTION,
     names_a_device,
 )
-from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, is_pure, module_name, parenthesized, where_call
 from dynalint.lint.rule import Rule
