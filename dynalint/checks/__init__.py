@@ -31,6 +31,7 @@ from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
 from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.hook_registration import HookRegistration
 from dynalint.checks.io_call import IoCall
+from dynalint.checks.load_state_dict_call import LoadStateDictCall
 from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.module_construction import ModuleConstruction
 from dynalint.checks.numpy_call import NumpyCall
@@ -111,6 +112,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TypedDictConstruction,
     ClassmethodAutogradForward,
     UnrebuildableReturn,
+    LoadStateDictCall,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -54,4 +54,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN513', 'typed-dict-construction', True, '>=2.4'),
     ('DYN514', 'classmethod-autograd-forward', True, '>=2.4'),
     ('DYN515', 'unrebuildable-return', True, '>=2.4'),
+    ('DYN516', 'load-state-dict-call', True, '>=2.4'),
 )
