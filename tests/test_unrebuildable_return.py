@@ -110,3 +110,11 @@ def test_a_helper_inlined_into_its_caller_and_a_forward_with_no_compile_site_are
         "@torch.compile\ndef entry(x):\n    return helper(x).value() + Head()(x).q\n"
     )
     assert not lint_source(source, "values.py", Config(select=("DYN515",)))
+
+
+def test_a_function_the_config_declares_compiled_is_not_flagged() -> None:
+    source = PROGRAM.split("def alone")[0] + "def entry(x):\n    return LambdaDefault(x * 2)\n"
+    declared = Config(select=("DYN515",), compiled=("values.entry",))
+    assert not lint_source(source, "values.py", declared)
+    compiled_here = source + "\n\ntorch.compile(entry)(torch.randn(3))\n"
+    assert [f.start.line for f in lint_source(compiled_here, "values.py", Config(select=("DYN515",)))] == [30]

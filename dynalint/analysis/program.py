@@ -40,6 +40,9 @@ from dynalint.model.dynamo_settings import DynamoSettings
 from dynalint.model.finding import ChainLink, Confidence, Region
 
 _MAX_ALIAS_HOPS = 16
+# How a region that the configuration's ``compiled`` names begins (``ChainLink.how``): a function entered from
+# compiled code outside the tree, which may be inlined into its caller's frame rather than start one.
+DECLARED_COMPILED = "declared compiled"
 # ``value.method(...)`` with the value's class unknown is resolved by the method's name only when at most
 # this many classes of the tree define it: past that, the name says too little to follow (``Program._by_name``).
 # 12 covers a family of flow transforms or kernels (zuko's ``call_and_ladj``); on the ground truth's development
@@ -1274,7 +1277,7 @@ def _declared_entry_points(program: Program, compiled: Sequence[str]) -> list[tu
                 continue
             record = program.functions[target]
             name = record.definition.qualname
-            how = f"declared compiled (`{declared}` in the config's `compiled`)"
+            how = f"{DECLARED_COMPILED} (`{declared}` in the config's `compiled`)"
             chain = (ChainLink(record.module.path, record.definition.lineno, name, how),)
             entries.append((target, Region(name, Confidence.CERTAIN, chain, entry=target)))
     return entries

@@ -8,9 +8,11 @@ fails the return ("Reconstruction failure", GB0092) and runs the whole function 
 inside the frame (``return Value(h).q``), built with the function passed explicitly, or given a ``torch`` function
 (``act=F.relu``), a class or ``None`` as default, traces. Only the frame Dynamo starts at returns to Python: a
 helper inlined into it hands the object back to its caller (measured: the entry's ``return`` broke, the inlined
-helper's did not). So the rule reports only in the function a compile site (or the config's ``compiled``) names;
-an ``nn.Module.forward`` with no compile site in the tree is usually a submodule inlined into its parent (pfrl's
-Q-functions, called by the agent: their ``return DiscreteActionValue(h)`` traced on the ground-truth bench).
+helper's did not). So the rule reports only in the function a compile site of the tree names. An
+``nn.Module.forward`` with no compile site in the tree is usually a submodule inlined into its parent, and so is a
+function the config's ``compiled`` declares, which code outside the tree calls from its own compiled frame (pfrl's
+Q-functions on the ground-truth bench, called by the bench's own module: their ``return DiscreteActionValue(h)``
+traced, where the same module compiled alone broke).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
+from dynalint.analysis.program import DECLARED_COMPILED
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import Rule
 from dynalint.model.finding import Confidence
@@ -53,10 +56,12 @@ class UnrebuildableReturn(Rule):
 
     def visit_Return(self, node: cst.Return) -> None:
         region = self.context.region
-        if node.value is None or region is None or region.confidence is not Confidence.CERTAIN:
+        if node.value is None or region is None or region.confidence is not Confidence.CERTAIN or not region.chain:
             return
         if self.context.summary.qualify(region.function) != region.entry:
             return  # a function inlined into its caller hands the object back to it, not to Python
+        if region.chain[0].how.startswith(DECLARED_COMPILED):
+            return  # entered from compiled code outside the tree, whose frame may hold the object
         for call in self._returned_calls(node.value):
             found = self._default_function_kept(call)
             if found is not None:
