@@ -288,7 +288,7 @@ BUILDER_MODULES: dict[str, str] = {
     "g_mlp_pytorch": "gt_g_mlp_pytorch",
     "sam": "gt_sam_pytorch",
     "pfrl": "gt_pfrl",
-    # The seventeenth pick, the sealed half after the sixteenth was scored, to be built blind the same way.
+    # The seventeenth pick, built blind, scored once and spent.
     "bindsnet": "gt_bindsnet",
     "torchdrift": "gt_torchdrift",
     "magvit2_pytorch": "gt_magvit2_pytorch",
@@ -299,6 +299,12 @@ BUILDER_MODULES: dict[str, str] = {
     "skorch": "gt_skorch",
     "pina": "gt_pina",
     "flowtorch": "gt_flowtorch",
+    # The eighteenth pick, the sealed half after the seventeenth was scored, to be built blind the same way.
+    "nequip": "gt_nequip",
+    "cherry": "gt_cherry",
+    "torch_rechub": "gt_torch_rechub",
+    "torchnlp": "gt_torchnlp",
+    "torchlibrosa": "gt_torchlibrosa",
 }
 
 

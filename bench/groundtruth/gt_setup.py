@@ -219,6 +219,11 @@ LIBRARIES: dict[str, str] = {
     "skorch": "1.4.0",
     "pina-mathlab": "0.3.2.post2610",
     "flowtorch": "0.8",
+    "nequip": "0.19.1",  # the eighteenth pick, named after the seventeenth was scored
+    "cherry-rl": "0.2.0",
+    "torch-rechub": "0.9.0",
+    "pytorch-nlp": "0.5.0",
+    "torchlibrosa": "0.1.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",

@@ -80,10 +80,11 @@ def observe(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], mode: str
 
 
 def _version(library: str, package: Any) -> str:
-    """The library's ``__version__``, else its distribution's (``esm`` is ``fair-esm``)."""
+    """The library's ``__version__``, else its distribution's (``esm`` is ``fair-esm``; pina sets ``__version__``
+    to ``None``)."""
     from importlib import metadata
 
-    if hasattr(package, "__version__"):
+    if getattr(package, "__version__", None):
         return str(package.__version__)
     try:
         return metadata.version(metadata.packages_distributions().get(library, [library])[0])
