@@ -98,12 +98,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+# What ``dynamo_break_lines`` observed, by program source: one harness run serves every test module's ``PROGRAM``.
+_OBSERVED: dict[str, dict] = {}
+
+
 def dynamo_break_lines(source: str) -> set[int]:
     """The lines where real Dynamo breaks the graph running ``source``, a whole program that must run without an
-    error: what a torch test compares with the lines dynalint flags in the same program."""
-    result = run_snippets([{"id": "program", "source": source}])["program"]
+    error: what a torch test compares with the lines dynalint flags in the same program.
+
+    The first call runs ``source`` together with the ``PROGRAM`` of every test module collected so far that has
+    not run yet, in one harness process (torch is imported once, not once per module; the harness resets Dynamo
+    between programs, as it does between a page's blocks), and later calls read what it observed."""
+    if source not in _OBSERVED:
+        pending = [source, *(p for p in _collected_programs() if p != source and p not in _OBSERVED)]
+        results = run_snippets([{"id": str(index), "source": program} for index, program in enumerate(pending)])
+        _OBSERVED.update((program, results[str(index)]) for index, program in enumerate(pending))
+    result = _OBSERVED[source]
     assert result["error"] is None, result["error"]
     return {brk["line"] for brk in result["breaks"]}
+
+
+def _collected_programs() -> list[str]:
+    """The ``PROGRAM`` of each test module imported in this run (those with torch tests that compare lines)."""
+    return [module.PROGRAM for name, module in list(sys.modules.items())
+            if name.startswith("test_") and isinstance(getattr(module, "PROGRAM", None), str)]
 
 
 def run_snippets(snippets: list[dict[str, str]], timeout: float = 600) -> dict[str, dict]:
