@@ -56,6 +56,12 @@ GENERATOR = "<a generator>"
 SCHEDULERS = "torch.optim.lr_scheduler."
 SCHEDULER_BASE = "torch.optim.lr_scheduler.LRScheduler"
 SCHEDULER_METHODS = frozenset({"step", "get_last_lr", "get_lr"})
+# The mixed-precision loss scaler: ``scale(loss)``, ``step(optimizer)``, ``unscale_(optimizer)`` and ``update()`` are
+# functions Dynamo skips (GB0008, measured on torch 2.13 for ``torch.amp.GradScaler("cpu")``; skrl steps its
+# optimizers this way).
+GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler",
+                          "torch.cpu.amp.GradScaler"})
+GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update"})
 
 
 def scheduler_class(qualified: str | None) -> str | None:
@@ -82,7 +88,7 @@ class OptimizerCall(LocalObjectRule):
     code = "DYN509"
     name = "optimizer-call"
     message = ("`{call}` in compiled code breaks the graph: Dynamo skips building, zeroing and stepping "
-               "torch.optim's optimizers and learning-rate schedulers")
+               "torch.optim's optimizers and learning-rate schedulers, and the AMP loss scaler's steps")
     help = ("Compile the model's forward and loss, and build, zero and step the optimizer and its scheduler outside "
             "the compiled code")
     gb_ids = ("GB0467", "GB0008", "GB0025", "GB8335")
@@ -119,6 +125,10 @@ class OptimizerCall(LocalObjectRule):
             return
         func = node.func
         if not isinstance(func, cst.Attribute):
+            return
+        if func.attr.value in GRAD_SCALER_METHODS and (
+                self.locals.built(func.value) or constructed_by(self.context, func.value)) in GRAD_SCALERS:
+            self.report(node, gb_ids=("GB0008",), pattern="grad_scaler", call=f"GradScaler.{func.attr.value}()")
             return
         if func.attr.value in SCHEDULER_METHODS:
             scheduler = self._scheduler(func.value)
