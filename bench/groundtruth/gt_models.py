@@ -305,6 +305,12 @@ BUILDER_MODULES: dict[str, str] = {
     "torch_rechub": "gt_torch_rechub",
     "torchnlp": "gt_torchnlp",
     "torchlibrosa": "gt_torchlibrosa",
+    "torchbearer": "gt_torchbearer",
+    "pytorch_accelerated": "gt_pytorch_accelerated",
+    "torchtnt": "gt_torchtnt",
+    "transfusion_pytorch": "gt_transfusion_pytorch",
+    "en_transformer": "gt_en_transformer",
+    "invariant_point_attention": "gt_invariant_point_attention",
 }
 
 

@@ -224,6 +224,12 @@ LIBRARIES: dict[str, str] = {
     "torch-rechub": "0.9.0",
     "pytorch-nlp": "0.5.0",
     "torchlibrosa": "0.1.0",
+    "torchbearer": "0.5.5",  # joined the eighteenth pick before any of its builders was written
+    "pytorch-accelerated": "0.1.61",
+    "torchtnt": "0.2.4",
+    "transfusion-pytorch": "0.20.0",
+    "En-transformer": "1.6.6",
+    "invariant-point-attention": "0.2.2",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
