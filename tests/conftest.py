@@ -119,9 +119,11 @@ def dynamo_break_lines(source: str) -> set[int]:
 
 
 def _collected_programs() -> list[str]:
-    """The ``PROGRAM`` of each test module imported in this run (those with torch tests that compare lines)."""
-    return [module.PROGRAM for name, module in list(sys.modules.items())
-            if name.startswith("test_") and isinstance(getattr(module, "PROGRAM", None), str)]
+    """The ``PROGRAM`` (and ``PROGRAM_<case>``) of each test module imported in this run (those with torch tests
+    that compare lines)."""
+    return [program for name, module in list(sys.modules.items()) if name.startswith("test_")
+            for attr, program in list(vars(module).items())
+            if (attr == "PROGRAM" or attr.startswith("PROGRAM_")) and isinstance(program, str)]
 
 
 def run_snippets(snippets: list[dict[str, str]], timeout: float = 600) -> dict[str, dict]:

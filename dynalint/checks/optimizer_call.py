@@ -128,7 +128,11 @@ class OptimizerCall(LocalObjectRule):
             return
         if func.attr.value in GRAD_SCALER_METHODS and (
                 self.locals.built(func.value) or constructed_by(self.context, func.value)) in GRAD_SCALERS:
-            self.report(node, gb_ids=("GB0008",), pattern="grad_scaler", call=f"GradScaler.{func.attr.value}()")
+            # ``scaler.step(optimizer)`` runs the optimizer's ``step()``, whose own frame Dynamo compiles and breaks
+            # in (GB0025) even where the caller runs eagerly after a break in a loop (measured on torch 2.13).
+            stepped = func.attr.value == "step"
+            self.report(node, gb_ids=("GB0008", "GB0025") if stepped else ("GB0008",), pattern="grad_scaler",
+                        call=f"GradScaler.{func.attr.value}()", breaks_in_callee_frame=stepped)
             return
         if func.attr.value in SCHEDULER_METHODS:
             scheduler = self._scheduler(func.value)
