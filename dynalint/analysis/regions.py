@@ -119,7 +119,7 @@ class LintContext:
                 return None
             if parameter in entry.definition.annotations:
                 return entry.definition.annotations[parameter]
-            if depth == 0 and parameter in self.values.env:
+            if depth == 0 and parameter in self.values.env and parameter not in self.values.closure:
                 return None  # a local (or unannotated parameter) of the current function shadows the closure
             if parameter in {param for param, _ in entry.definition.params}:
                 return None

@@ -114,6 +114,9 @@ class ValueScope:
     # Names bound to a tensor's shape as a sequence (``dshape = list(data.shape)``): ``np.prod`` of one is
     # an array under Dynamo.
     shape_sequences: set[str] = field(default_factory=set)
+    # Names an enclosing function's scope gave this one that it has not bound itself (neither a parameter nor
+    # assigned so far): a closure's view of the enclosing function's locals and parameters.
+    closure: set[str] = field(default_factory=set)
 
     @classmethod
     def for_function(
@@ -158,6 +161,9 @@ class ValueScope:
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Kind.UNKNOWN
         scope.nones = set(none_parameters)
+        own = {param.name.value for param in ordered} | {
+            star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)}
+        scope.closure = set(parent.env) - own if parent else set()
         return scope
 
     # -- bindings -----------------------------------------------------------------------------
@@ -186,6 +192,7 @@ class ValueScope:
                 else:
                     self.bind(inner, None, whole)
         elif isinstance(target, cst.Name):
+            self.closure.discard(target.value)
             self.structures.pop(target.value, None)
             if kind is None and type(value) is cst.Name and value.value in self.nones:
                 self.nones.add(target.value)  # ``deprecated_kwargs = take_from``
