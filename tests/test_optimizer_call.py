@@ -322,6 +322,42 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
     assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely"), (28, "likely")]
 
 
+def test_an_attribute_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None:
+    """poutyne's ``Model.__init__`` sets ``self.optimizer = get_optimizer(optimizer, self.network)``, a function
+    that builds any optimizer from a name, and its compiled batch step zeroes and steps it (GB0008 and GB0025,
+    measured on torch 2.13 with ``"SGD"``). An attribute so named and so set is likely an optimizer; one set by
+    a function from outside the tree (``tqdm``) is not, nor one whose name says otherwise."""
+    source = textwrap.dedent("""\
+        import torch
+        from tqdm import tqdm
+
+
+        def get_optimizer(optimizer, network):
+            if isinstance(optimizer, str):
+                return getattr(torch.optim, optimizer)(network.parameters(), lr=0.1)
+            return optimizer
+
+
+        class Model:
+            def __init__(self, network, optimizer):
+                self.network = network
+                self.optimizer = get_optimizer(optimizer, network)
+                self.bar_optimizer = tqdm(range(3))
+                self.optimizer_name = get_optimizer("SGD", network)
+
+            @torch.compile
+            def train_on_batch(self, x):
+                self.optimizer.zero_grad()
+                self.bar_optimizer.step()
+                self.optimizer_name.step()
+                loss = self.network(x).sum()
+                self.optimizer.step()
+                return loss
+    """)
+    found = lint_source(source, "model.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(20, "likely"), (24, "likely")]
+
+
 def test_a_closure_over_a_parameter_declared_an_optimizer_steps_it() -> None:
     """ignite's ``supervised_training_step(model, optimizer: torch.optim.Optimizer, ...)`` returns ``update``, which
     zeroes and steps the enclosing function's optimizer (GB0008 and GB0025 there on the ground-truth bench). A

@@ -172,8 +172,18 @@ class OptimizerCall(LocalObjectRule):
         if held is not None:
             return held
         declared = self.context.declared(owner)
-        named = built == NAMED_OPTIMIZER or stored_from_parameter(self.context, owner, OPTIMIZER_NAME)
+        named = (built == NAMED_OPTIMIZER or stored_from_parameter(self.context, owner, OPTIMIZER_NAME)
+                 or self._attribute_made_in_the_tree(owner))
         return ANY_OPTIMIZER if named or any(n in OPTIMIZER_BASES for n in declared) else None
+
+    def _attribute_made_in_the_tree(self, owner: cst.BaseExpression) -> bool:
+        """``self.optimizer`` that ``__init__`` set from a function of the tree (poutyne's ``self.optimizer =
+        get_optimizer(optimizer, self.network)``, a factory that may build any optimizer from a name): the attribute
+        counterpart of a local so made, ``likely`` as that is."""
+        if not (isinstance(owner, cst.Attribute) and OPTIMIZER_NAME.search(owner.attr.value)):
+            return False
+        built = constructed_by(self.context, owner)
+        return built is not None and built in self.context.program.functions
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:
         """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""
