@@ -55,6 +55,8 @@ _POSITION_LOOKUPS = {"torch.bucketize": 0, "torch.searchsorted": 1}
 # Tensor-only methods that make a value of unknown kind a tensor (``confirm_tensor``): not the metadata ones, which
 # a ``torch.Size`` has too (``shape.numel()``) and which type tests call (``isinstance(s, Tensor) and s.dim()``).
 _CONFIRMING_METHODS = STRICT_TENSOR_METHODS - {"dim", "numel"}
+# Those that give one tensor (not a tuple of them).
+_TENSOR_ONLY_RESULTS = _CONFIRMING_METHODS - {"unbind", "chunk"}
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.sorted"})
 
 
@@ -659,6 +661,10 @@ class ValueScope:
             return Kind.UNKNOWN if name.startswith(("has_", "is_")) else Kind.LIKELY_TENSOR
         if base is Kind.META and name in ("index", "count", "numel"):
             return Kind.META
+        if base is Kind.UNKNOWN and name in _TENSOR_ONLY_RESULTS:
+            # ``float(loss.detach())`` with ``loss`` from a stored callable: only a tensor has the method, so the
+            # call's result is one (``confirm_tensor`` makes the receiver one from the next statement on).
+            return Kind.TENSOR
         if base is Kind.UNKNOWN and name in REDUCTIONS and name not in DATA_COMPARISONS:
             # ``nx.allclose(a, b)`` answers with a Python bool whatever ``nx`` is: on tensors the call itself
             # breaks (GB0033), and the bool it gives is a constant to the code after it.
