@@ -501,6 +501,8 @@ class Program:
         dispatched = self._overrides(module, function, callee)
         if not targets:
             dispatched += self._dispatched(module, function, callee)
+        elif self._rebound_parameter(function, callee):
+            dispatched += self._by_name(module, function, callee)
         if not targets and not dispatched:
             decorator = self._enclosing_parameter_owner(module, function, callee) if "." not in callee else None
             if decorator is not None:  # ``fn(self, *args)`` in the ``inner`` of ``def eval_decorator(fn)``
@@ -512,6 +514,15 @@ class Program:
             Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets] + (
             [Callee(backward, self.is_disabled(backward), callee)]  # likely: traced when an input requires grad
             if backward is not None and backward not in targets else [])
+
+    @staticmethod
+    def _rebound_parameter(function: FunctionSummary, callee: str) -> bool:
+        """``callback.on_backward_end(...)`` where ``callback`` is a parameter the function rebinds to an instance
+        (``if callback is None: callback = Callback()``, poutyne's batch steps): the local's class is what runs
+        when the caller passes nothing; what a caller passes (a ``CallbackList``) is found by the method's name."""
+        head, dot, rest = callee.partition(".")
+        return (bool(dot) and "." not in rest and head in function.local_types
+                and any(head == name for name, _ in function.params))
 
     def _outside_the_tree(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> bool:
         """``torch.cat(...)``, ``F.relu(...)``: a name imported from a package no module of the tree is in,
