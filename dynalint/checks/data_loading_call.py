@@ -16,6 +16,7 @@ call, and each ``for ... in enumerate(train_loader)`` broke there (GB0008).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -25,11 +26,19 @@ from dynalint.analysis.instances import constructed_by
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
+
 DATA = "torch.utils.data."
 # What ``LocalConstructions`` holds for ``batches = iter(loader)``: no qualified name, so never what ``bind``
 # records for another ``iter(...)`` (``builtins.iter``).
 ITERATOR = "<iterator of a torch.utils.data loader>"
 ITERATING = frozenset({"len", "iter", "next", "list", "enumerate", "zip"})
+# ``batches = iter(loader)`` and ``batches = enumerate(loader)`` bind an iterator of the loader. ``iter`` breaks at
+# its line; ``enumerate`` is lazy under Dynamo: the break comes where the local is iterated or ``next`` is called
+# (GB0008 there, measured on torch 2.13; laplace's ``loader = enumerate(train_loader)`` then ``for i, data in
+# loader:``). A ``zip`` over a loader that a ``for`` then iterates broke at the ``zip`` line (measured).
+LAZY_OR_ITER = frozenset({"iter", "enumerate"})
 # What ``LocalConstructions`` holds for a ``likely`` loader: an unannotated parameter named as one, or one
 # annotated with a union that allows a ``DataLoader`` among other types.
 NAMED_LOADER = "<a parameter named as a loader>"
@@ -51,6 +60,10 @@ class DataLoadingCall(LocalObjectRule):
     help = "Load the batch outside the compiled function and pass its tensors in"
     gb_ids = ("GB0008",)
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._lazy: set[cst.Call] = set()  # ``enumerate(loader)`` calls bound to a local: not where it breaks
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.declare_named_parameters(node, LOADER_NAME, NAMED_LOADER)
@@ -63,11 +76,13 @@ class DataLoadingCall(LocalObjectRule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "iter"
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in LAZY_OR_ITER
                 and value.args and self._data(value.args[0].value)):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.locals.declare(target.target.value, ITERATOR)
+            if value.func.value == "enumerate":
+                self._lazy.add(value)  # breaks where the local is iterated, not here
             return
         super().visit_Assign(node)
 
@@ -92,7 +107,8 @@ class DataLoadingCall(LocalObjectRule):
         built = data_class(self.context.resolve(func))
         if built:
             self.report(node, call=f"{built}()")
-        elif isinstance(func, cst.Name) and func.value in ITERATING and node.args and self._data(node.args[0].value):
+        elif (isinstance(func, cst.Name) and func.value in ITERATING and node.args and self._data(node.args[0].value)
+              and node not in self._lazy):
             self.report(node, confidence=self._sureness(node.args[0].value), call=f"{func.value}()")
         elif isinstance(func, cst.Attribute) and self._data(func.value):
             self.report(node, confidence=self._sureness(func.value), call=f".{func.attr.value}()")
