@@ -515,6 +515,23 @@ class Program:
             [Callee(backward, self.is_disabled(backward), callee)]  # likely: traced when an input requires grad
             if backward is not None and backward not in targets else [])
 
+    def _closed_over_class(self, module: ModuleSummary, function: FunctionSummary) -> str | None:
+        """The class whose method a nested function sits in, where it reads that method's ``self`` (or ``cls``) as a
+        closure: skorch's ``train_step`` defines ``step_fn``, which calls ``self._zero_grad_optimizer()``."""
+        if any(name in ("self", "cls") for name, _ in function.params):
+            return None
+        qualname = function.qualname
+        while "." in qualname:
+            qualname = qualname.rpartition(".")[0]
+            entry = self.functions.get(module.qualify(qualname))
+            if entry is None:
+                return None
+            definition = entry.definition
+            if definition.class_name and definition.params and definition.params[0][0] in ("self", "cls"):
+                owner = module.qualify(definition.class_name)
+                return owner if owner in self.classes else None
+        return None
+
     @staticmethod
     def _rebound_parameter(function: FunctionSummary, callee: str) -> bool:
         """``callback.on_backward_end(...)`` where ``callback`` is a parameter the function rebinds to an instance
@@ -567,7 +584,8 @@ class Program:
             found = self.method(cls, name) if cls else None
             return [found] if found else []
         parts = callee.split(".")
-        own_class = module.qualify(function.class_name) if function.class_name else None
+        own_class = module.qualify(function.class_name) if function.class_name else (
+            self._closed_over_class(module, function) if parts[0] in ("self", "cls") else None)
         if parts[0] in ("self", "cls") and own_class and len(parts) in (2, 3):
             held = self.attribute_classes(own_class, parts[1])
             if len(parts) == 2:
