@@ -64,6 +64,8 @@ def enclosing_class(context: LintContext) -> str | None:
     if region is None or "." not in region.function:
         return None
     owner = region.function.rsplit(".", 1)[0]
+    while owner not in context.summary.classes and "." in owner:
+        owner = owner.rsplit(".", 1)[0]  # a function nested in a method reads the method's ``self`` (skorch's step_fn)
     if owner not in context.summary.classes:
         return None
     return context.summary.qualify(owner)
