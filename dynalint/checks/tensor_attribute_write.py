@@ -12,7 +12,8 @@ The method form, ``t.requires_grad_()`` / ``t.requires_grad_(True)``, measured t
 not require grad it breaks in any grad mode (GB0125); on a tensor made in the function (``x.detach()``,
 ``x.clone()``, a loss) it breaks with grad enabled (GB8985), and under ``no_grad`` only when that tensor
 is returned. It does not break on an input that already requires grad, and ``requires_grad_(False)`` on
-an intermediate does not break: so the call is reported ``likely``, and only with no argument or ``True``.
+an intermediate does not break: so the call is reported ``likely``. ``requires_grad_(False)`` on a tensor the
+caller passed (a parameter not rebound) breaks when that tensor requires grad (GB0125): ``likely`` too.
 In an autograd ``Function``'s ``backward``, which Dynamo traces with the ``apply`` call, it never broke
 (``x.detach().requires_grad_()``, returned or not, under ``enable_grad`` too): not reported there.
 """
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.instances import is_nn_module
 from dynalint.analysis.torch_facts import (
     DATA_ATTRIBUTE,
@@ -55,13 +57,17 @@ class TensorAttributeWrite(Rule):
         super().__init__(context)
         # Per function being walked: names bound to a tensor made in that function, and their kind.
         self._made: list[dict[str, Kind]] = []
+        # Per function being walked: its parameters not rebound so far (what the caller passed).
+        self._passed: list[set[str]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._made.append({})
+        self._passed.append({param.name.value for param in named_parameters(node.params)})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         if self._made:
             self._made.pop()
+            self._passed.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -74,9 +80,19 @@ class TensorAttributeWrite(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == REQUIRES_GRAD_METHOD) or not _turns_grad_on(node):
+        if not (isinstance(func, cst.Attribute) and func.attr.value == REQUIRES_GRAD_METHOD):
             return
         receiver = func.value
+        if not _turns_grad_on(node):
+            # ``requires_grad_(False)`` on a tensor the caller passed: it breaks when that tensor requires grad
+            # (GB0125, measured on torch 2.13; captum's gradient helpers), and not on one made in the function.
+            if (_turns_grad_off(node) and isinstance(receiver, cst.Name) and self._passed
+                    and receiver.value in self._passed[-1] and self._may_be_tensor(receiver)
+                    and not self.context.in_autograd_backward):
+                self.report(node, confidence=Confidence.LIKELY, action="Calling",
+                            target=f"{_text(receiver)}.{REQUIRES_GRAD_METHOD}(False)",
+                            why=" when the tensor passed in requires grad")
+            return
         if not self._may_be_tensor(receiver):
             return  # ``module.requires_grad_()`` freezes or unfreezes parameters: a module's method
         if self.context.in_autograd_backward:
@@ -95,6 +111,7 @@ class TensorAttributeWrite(Rule):
     def _remember(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if not self._made or not isinstance(target, cst.Name):
             return
+        self._passed[-1].discard(target.value)
         kind = self.context.kind(value)  # the value analysis binds after the rules leave the statement
         if isinstance(value, _MAKES_TENSOR) and kind.is_tensor_like:
             self._made[-1][target.value] = kind
@@ -139,6 +156,12 @@ def _turns_grad_on(call: cst.Call) -> bool:
         return True
     value = call.args[0].value
     return len(call.args) == 1 and isinstance(value, cst.Name) and value.value == "True"
+
+
+def _turns_grad_off(call: cst.Call) -> bool:
+    """``requires_grad_(False)`` or ``requires_grad_(requires_grad=False)``."""
+    value = call.args[0].value if len(call.args) == 1 else None
+    return isinstance(value, cst.Name) and value.value == "False"
 
 
 def _text(target: cst.BaseExpression) -> str:
