@@ -649,8 +649,11 @@ class ValueScope:
             return Kind.META if base is Kind.META else Kind.DATA
         if base in (Kind.TENSOR, Kind.INPUT) and name in DATA_COMPARISONS:
             return Kind.DATA
-        if base is Kind.INPUT and name not in TENSOR_METHOD_NAMES:
-            return Kind.UNKNOWN  # ``process_group._get_backend_name()``: no tensor has it, the input is something else
+        if base in (Kind.INPUT, Kind.TENSOR, Kind.LIKELY_TENSOR) and name not in TENSOR_METHOD_NAMES:
+            # ``process_group._get_backend_name()``: no tensor has it, the input is something else. On a tensor,
+            # a method ``torch.Tensor`` lacks is a subclass's own (flowtorch's ``BijectiveTensor.has_ancestor``,
+            # which answers with a Python bool): what it gives is not known.
+            return Kind.UNKNOWN
         if base in (Kind.TENSOR, Kind.INPUT):
             # A tensor method on a ``forward`` input confirms that the input is a tensor.
             return Kind.META if name in META_METHODS else Kind.TENSOR
