@@ -291,6 +291,8 @@ class DynamicOutputShape(Rule):
             if sides == [None, None]:
                 return None
             return Confidence.LIKELY if Confidence.LIKELY in sides or not kind.is_tensor_like else kind.confidence
+        if isinstance(node, cst.Call) and self._helper_mask(node):
+            return Confidence.LIKELY
         if not kind.is_tensor_like:
             return self._mask_of_unknown_values(node)
         if isinstance(node, cst.Comparison):
@@ -298,6 +300,14 @@ class DynamicOutputShape(Rule):
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
         return None
+
+    def _helper_mask(self, call: cst.Call) -> bool:
+        """``logits[is_known(labels)]``: a helper of the tree that returns a mask as it makes it on every ``return``
+        (``return labels >= 0``), given a value that may be a tensor (pytorch-ood's ``is_known`` / ``is_unknown``),
+        as ``_mask_of_unknown_values`` takes a value compared elementwise and used as an index. Given only Python
+        values (constants, sizes), its comparison is a Python bool: not claimed."""
+        return self.context.returns_mask(call, -1) and any(
+            self.context.kind(arg.value) not in (Kind.CONST, Kind.META, Kind.DATA) for arg in call.args)
 
     def _kept_mask(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The value whose dtype ``node`` keeps, where it is a view, a copy or a move of it: ``m.triu(1)``,
