@@ -482,5 +482,9 @@ SKIPPED_FUNCTIONS = frozenset(
      "torch.nn.utils.rnn.pad_packed_sequence", "torch.to_dlpack", "torch.from_dlpack", "torch.typename",
      "torch.set_num_threads", "torch.set_num_interop_threads", "torch.set_flush_denormal", "torch.resize_as_",
      "torch.distributions.constraints.is_dependent", "torch.cuda.set_device",
-     "torch.distributed.destroy_process_group"}
+     "torch.distributed.destroy_process_group", "torch.autograd.Variable", "torch.autograd.variable.Variable"}
 )
+# Torch queries that Dynamo looks up as in-graph functions and then refuses while tracing (measured on torch 2.13):
+# ``torch.is_inference_mode_enabled()`` ("Encountered torch.is_inference_mode_enabled during tracing", GB0046) and
+# ``torch.is_inference(t)`` (a torch op that returned a non-tensor, GB0208); pytorch-ood's detectors ask both.
+UNTRACED_TORCH_QUERIES = frozenset({"torch.is_inference_mode_enabled", "torch.is_inference"})

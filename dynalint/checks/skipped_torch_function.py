@@ -5,25 +5,31 @@ Dynamo keeps, in its trace rules, a list of torch functions it never traces (``t
 ``pack_padded_sequence``, ``torch.to_dlpack``, ...): a call of one from compiled code ends the graph,
 runs it eagerly and resumes after it. The list is data in ``torch_facts.SKIPPED_FUNCTIONS``, checked
 against the installed torch's trace rules by the tests. Names are resolved through the imports, so
-``from torch.nn.utils.rnn import pack_padded_sequence`` is found as well as the dotted call.
+``from torch.nn.utils.rnn import pack_padded_sequence`` is found as well as the dotted call. Two queries Dynamo
+does not skip but refuses while tracing break the same way (``torch_facts.UNTRACED_TORCH_QUERIES``:
+``torch.is_inference_mode_enabled()``, GB0046, and ``torch.is_inference(t)``, GB0208; measured on torch 2.13).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.torch_facts import SKIPPED_FUNCTIONS
+from dynalint.analysis.torch_facts import SKIPPED_FUNCTIONS, UNTRACED_TORCH_QUERIES
 from dynalint.lint.rule import Rule
 
 
 class SkippedTorchFunction(Rule):
     code = "DYN003"
     name = "skipped-torch-function"
-    message = "`{call}` is a torch function that torch.compile skips: calling it in compiled code breaks the graph"
+    message = ("`{call}` is a torch function that torch.compile does not trace: calling it in compiled code breaks "
+               "the graph")
     help = "Call it outside the compiled function (for `torch.jit.isinstance`, use `isinstance`)"
-    gb_ids = ("GB0007",)
+    gb_ids = ("GB0007", "GB0046", "GB0208")
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
         if resolved in SKIPPED_FUNCTIONS:
             self.report(node, call=f"{resolved}()")
+        elif resolved in UNTRACED_TORCH_QUERIES:
+            self.report(node, call=f"{resolved}()",
+                        gb_ids=("GB0046",) if resolved == "torch.is_inference_mode_enabled" else ("GB0208",))
