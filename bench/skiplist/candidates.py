@@ -62,6 +62,7 @@ CALLS: dict[str, str] = {
     "traceback.format_stack": "traceback.format_stack()",
     "traceback.extract_stack": "traceback.extract_stack()",
     "importlib.import_module": "importlib.import_module('math')",
+    "builtins.__import__": "__import__('math')",
     "importlib.util.find_spec": "importlib.util.find_spec('math')",
     "typing.get_type_hints": "typing.get_type_hints(helper)",
     "typing.get_origin": "typing.get_origin(typing.List[int])",

@@ -25,6 +25,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "binascii.hexlify": ("GB0007", "skipped"),
     "bisect.bisect_left": ("GB0007", "skipped"),
     "bisect.insort": ("GB0007", "skipped"),
+    "builtins.__import__": ("GB0007", "skipped"),
     "decimal.Decimal": ("GB0147", "inlined"),
     "fnmatch.fnmatch": ("GB0059", "inlined"),
     "gc.collect": ("GB0007", "skipped"),
