@@ -311,6 +311,11 @@ BUILDER_MODULES: dict[str, str] = {
     "transfusion_pytorch": "gt_transfusion_pytorch",
     "en_transformer": "gt_en_transformer",
     "invariant_point_attention": "gt_invariant_point_attention",
+    "catalyst": "gt_catalyst",
+    "sinkhorn_transformer": "gt_sinkhorn_transformer",
+    "point_transformer_pytorch": "gt_point_transformer_pytorch",
+    "speculative_decoding": "gt_speculative_decoding",
+    "res_mlp_pytorch": "gt_res_mlp_pytorch",
 }
 
 

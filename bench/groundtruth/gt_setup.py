@@ -230,6 +230,11 @@ LIBRARIES: dict[str, str] = {
     "transfusion-pytorch": "0.20.0",
     "En-transformer": "1.6.6",
     "invariant-point-attention": "0.2.2",
+    "catalyst": "22.4",  # the nineteenth pick, named after the eighteenth was scored
+    "sinkhorn-transformer": "0.11.4",
+    "point-transformer-pytorch": "0.1.5",
+    "speculative-decoding": "0.2.0",
+    "res-mlp-pytorch": "0.0.6",
     "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
