@@ -358,6 +358,43 @@ def test_an_attribute_named_as_an_optimizer_made_by_a_factory_is_likely_one() ->
     assert [(f.start.line, f.confidence.value) for f in found] == [(20, "likely"), (24, "likely")]
 
 
+PROGRAM_FACTORY_ATTRIBUTE = """\
+import torch
+
+
+def get_optimizer(optimizer, network):
+    if isinstance(optimizer, str):
+        return getattr(torch.optim, optimizer)(network.parameters(), lr=0.1)
+    return optimizer
+
+
+class Model:
+    def __init__(self, network, optimizer):
+        self.network = network
+        self.optimizer = get_optimizer(optimizer, network)
+
+    def train_on_batch(self, x):
+        self.optimizer.zero_grad()
+        loss = self.network(x).sum()
+        self.optimizer.step()
+        return loss
+
+
+model = Model(torch.nn.Linear(3, 3), "SGD")
+torch.compile(model.train_on_batch, backend="eager")(torch.rand(2, 3))
+"""
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_an_attribute_made_by_a_factory_is_zeroed_and_stepped() -> None:
+    """The attribute made by ``get_optimizer`` (poutyne's shape), run under Dynamo: ``zero_grad()`` breaks (GB0008)
+    and ``step()`` breaks (GB0025), on the lines dynalint flags."""
+    from conftest import dynamo_break_lines
+
+    found = lint_source(PROGRAM_FACTORY_ATTRIBUTE, "fw.py", Config(select=("DYN509",)))
+    assert {f.start.line for f in found} == dynamo_break_lines(PROGRAM_FACTORY_ATTRIBUTE) == {16, 18}
+
+
 def test_a_closure_over_a_parameter_declared_an_optimizer_steps_it() -> None:
     """ignite's ``supervised_training_step(model, optimizer: torch.optim.Optimizer, ...)`` returns ``update``, which
     zeroes and steps the enclosing function's optimizer (GB0008 and GB0025 there on the ground-truth bench). A
