@@ -63,12 +63,8 @@ def enclosing_class(context: LintContext) -> str | None:
     region = context.region
     if region is None or "." not in region.function:
         return None
-    owner = region.function.rsplit(".", 1)[0]
-    while owner not in context.summary.classes and "." in owner:
-        owner = owner.rsplit(".", 1)[0]  # a function nested in a method reads the method's ``self`` (skorch's step_fn)
-    if owner not in context.summary.classes:
-        return None
-    return context.summary.qualify(owner)
+    # A function nested in a method reads the method's ``self`` (skorch's ``step_fn``): ``Program.self_class``.
+    return context.program.self_class(context.summary.qualify(region.function))
 
 
 def holds_module_container(context: LintContext, attr: str) -> bool:

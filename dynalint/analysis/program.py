@@ -829,6 +829,16 @@ class Program:
         return any(self.canonical(base) in TENSOR_BASES for current in self.mro(class_qualified)
                    for base in self.classes[current].definition.bases)
 
+    def self_class(self, qualified: str) -> str | None:
+        """The class whose ``self`` the function reads: its own for a method, the enclosing method's for a function
+        nested in one that has no ``self`` of its own (``_closed_over_class``)."""
+        entry = self.functions.get(qualified)
+        if entry is None:
+            return None
+        if entry.definition.class_name:
+            return self.owner_class(qualified)
+        return self._closed_over_class(entry.module, entry.definition)
+
     def owner_class(self, qualified: str) -> str | None:
         """The class of the tree that defines the function, when it is a method."""
         entry = self.functions.get(qualified)

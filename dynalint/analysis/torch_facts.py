@@ -487,4 +487,4 @@ SKIPPED_FUNCTIONS = frozenset(
 # Torch queries that Dynamo looks up as in-graph functions and then refuses while tracing (measured on torch 2.13):
 # ``torch.is_inference_mode_enabled()`` ("Encountered torch.is_inference_mode_enabled during tracing", GB0046) and
 # ``torch.is_inference(t)`` (a torch op that returned a non-tensor, GB0208); pytorch-ood's detectors ask both.
-UNTRACED_TORCH_QUERIES = frozenset({"torch.is_inference_mode_enabled", "torch.is_inference"})
+UNTRACED_TORCH_QUERIES = {"torch.is_inference_mode_enabled": "GB0046", "torch.is_inference": "GB0208"}

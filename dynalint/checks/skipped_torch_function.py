@@ -31,5 +31,4 @@ class SkippedTorchFunction(Rule):
         if resolved in SKIPPED_FUNCTIONS:
             self.report(node, call=f"{resolved}()")
         elif resolved in UNTRACED_TORCH_QUERIES:
-            self.report(node, call=f"{resolved}()",
-                        gb_ids=("GB0046",) if resolved == "torch.is_inference_mode_enabled" else ("GB0208",))
+            self.report(node, call=f"{resolved}()", gb_ids=(UNTRACED_TORCH_QUERIES[resolved],))

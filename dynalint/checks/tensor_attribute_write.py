@@ -83,10 +83,11 @@ class TensorAttributeWrite(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == REQUIRES_GRAD_METHOD):
             return
         receiver = func.value
-        if not _turns_grad_on(node):
+        flag = _grad_flag(node)
+        if flag is not True:
             # ``requires_grad_(False)`` on a tensor the caller passed: it breaks when that tensor requires grad
             # (GB0125, measured on torch 2.13; captum's gradient helpers), and not on one made in the function.
-            if (_turns_grad_off(node) and isinstance(receiver, cst.Name) and self._passed
+            if (flag is False and isinstance(receiver, cst.Name) and self._passed
                     and receiver.value in self._passed[-1] and self._may_be_tensor(receiver)
                     and not self.context.in_autograd_backward):
                 self.report(node, confidence=Confidence.LIKELY, action="Calling",
@@ -149,19 +150,15 @@ class TensorAttributeWrite(Rule):
         return False
 
 
-def _turns_grad_on(call: cst.Call) -> bool:
-    """``requires_grad_()``, ``requires_grad_(True)``, ``requires_grad_(requires_grad=True)``: not ``False``,
-    nor a value the source does not show."""
+def _grad_flag(call: cst.Call) -> bool | None:
+    """What ``requires_grad_(...)`` sets: ``True`` with no argument or ``True`` (by position or as
+    ``requires_grad=``), ``False`` with ``False``, and ``None`` for a value the source does not show."""
     if not call.args:
         return True
     value = call.args[0].value
-    return len(call.args) == 1 and isinstance(value, cst.Name) and value.value == "True"
-
-
-def _turns_grad_off(call: cst.Call) -> bool:
-    """``requires_grad_(False)`` or ``requires_grad_(requires_grad=False)``."""
-    value = call.args[0].value if len(call.args) == 1 else None
-    return isinstance(value, cst.Name) and value.value == "False"
+    if len(call.args) != 1 or not isinstance(value, cst.Name):
+        return None
+    return {"True": True, "False": False}.get(value.value)
 
 
 def _text(target: cst.BaseExpression) -> str:
