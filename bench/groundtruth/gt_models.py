@@ -316,6 +316,11 @@ BUILDER_MODULES: dict[str, str] = {
     "point_transformer_pytorch": "gt_point_transformer_pytorch",
     "speculative_decoding": "gt_speculative_decoding",
     "res_mlp_pytorch": "gt_res_mlp_pytorch",
+    "lightning": "gt_lightning",
+    "torchgan": "gt_torchgan",
+    "halonet_pytorch": "gt_halonet_pytorch",
+    "bottleneck_transformer_pytorch": "gt_bottleneck_transformer_pytorch",
+    "compressive_transformer_pytorch": "gt_compressive_transformer_pytorch",
 }
 
 

@@ -235,7 +235,11 @@ LIBRARIES: dict[str, str] = {
     "point-transformer-pytorch": "0.1.5",
     "speculative-decoding": "0.2.0",
     "res-mlp-pytorch": "0.0.6",
-    "lightning": "2.6.6",  # litgpt's runtime requirements, named since litgpt comes without its own
+    "torchgan": "0.1.0",  # joined the nineteenth pick before any of its builders was written
+    "halonet-pytorch": "0.0.5",
+    "bottleneck-transformer-pytorch": "0.1.4",
+    "compressive-transformer-pytorch": "0.4.0",
+    "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
 }
