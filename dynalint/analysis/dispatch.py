@@ -10,6 +10,8 @@ comes from, as written in the file (``program.py`` resolves it against the tree 
 - ``arg:F:N:name``: the parameter ``name`` (position ``N``, ``self`` not counted) of function or method
   ``F``: a setter such as ``set_processor(self, processor)``, or a function that calls what it is given
   (``reduce_fn(...)``), whose values are the arguments of its calls.
+- ``name:N``: the string ``"N"``, an identifier, handed to a function that looks an attribute up by it
+  (``call_event("on_train_step_end", self)`` into ``getattr(callback, event)(...)``).
 
 Recorded: every value ``self.attr`` is given in any method, locals bound to a registry item or to one
 of several instances, module-level dict literals of callables (registries), functions that store a
@@ -28,7 +30,7 @@ from dynalint.analysis.qualified_names import dotted_name
 if TYPE_CHECKING:
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
 
-NEW, REF, ITEM, NEW_ITEM, ARGUMENT = "new:", "ref:", "item:", "newitem:", "arg:"
+NEW, REF, ITEM, NEW_ITEM, ARGUMENT, NAME = "new:", "ref:", "item:", "newitem:", "arg:", "name:"
 # The key ``call_arguments`` keeps a ``super().<method>(...)`` call under: ``<calling class>@super().<method>``.
 SUPER_CALL = "@super()."
 REGISTRY_CALL = "[]"  # suffix of a call site's callee: ``FUNCS[name](x)`` is recorded as ``FUNCS[]``
@@ -36,6 +38,9 @@ INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is re
 # A method of a new instance, called at once: ``Helper(...).run(x)`` is recorded as ``Helper().run``.
 INSTANCE_METHOD = INSTANCE_CALL + "."
 INSTANCES = (NEW, NEW_ITEM)
+# How ``getattr(receiver, name)(...)`` is recorded when ``name`` is a parameter: ``receiver.{name}``, each string
+# the function's callers pass for ``name`` being a method it may call (``named_attribute_calls``).
+NAMED_BY = "{%s}"
 
 
 def decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
@@ -249,6 +254,9 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         _record_arguments(summary, function, call, f"{summary.qualify(function.class_name)}{SUPER_CALL}{handed_up}",
                           is_method=False)
     if callee is None:
+        looked_up = _looked_up_call(call, function)
+        if looked_up is not None:
+            return looked_up
         registry = registry_of(call.func)
         if registry:
             return registry + REGISTRY_CALL
@@ -261,6 +269,31 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         return None
     _record_arguments(summary, function, call, callee.rpartition(".")[2], is_method=isinstance(call.func, ast.Attribute))
     return None
+
+
+def _looked_up_call(call: ast.Call, function: FunctionSummary | None) -> str | None:
+    """The callee to record for ``getattr(receiver, name)(...)``: ``receiver.name`` for a string name, as if the
+    method were written; ``receiver.{name}`` for a parameter ``name``, whose strings the callers pass."""
+    lookup = call.func
+    if not (isinstance(lookup, ast.Call) and isinstance(lookup.func, ast.Name) and lookup.func.id == "getattr"
+            and len(lookup.args) >= 2):
+        return None
+    receiver, name = dotted_name(lookup.args[0]), lookup.args[1]
+    if receiver is None:
+        return None
+    if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier():
+        return f"{receiver}.{name.value}"
+    if isinstance(name, ast.Name) and function is not None and _position(function, name.id) is not None:
+        return f"{receiver}.{NAMED_BY % name.id}"
+    return None
+
+
+def named_parameter(callee: str) -> tuple[str, str] | None:
+    """``callback.{event}`` (``_looked_up_call``) -> the receiver and the parameter, ``("callback", "event")``."""
+    receiver, _, last = callee.rpartition(".")
+    if not (receiver and last.startswith("{") and last.endswith("}")):
+        return None
+    return receiver, last[1:-1]
 
 
 def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr) -> list[str]:
@@ -284,6 +317,8 @@ def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, 
                 found = _functions_handed(summary, function, arg)
         elif isinstance(arg, (ast.Name, ast.Attribute)):
             found = _functions_handed(summary, function, arg)
+        elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.isidentifier():
+            found = [NAME + arg.value]  # the name of a method a ``getattr`` in the callee may look up
         elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
             # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
             called = dotted_name(arg.body.func)

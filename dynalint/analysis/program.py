@@ -127,6 +127,7 @@ class Program:
     _passed_memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     _by_name_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _interfaces_memo: dict[str, int] = field(default_factory=dict, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -317,11 +318,15 @@ class Program:
     def method(self, class_qualified: str, name: str) -> str | None:
         """Module-qualified name of ``name`` on the class or the first class in its MRO that has it."""
         for current in self.mro(class_qualified):
-            module, cls = self.classes[current]
-            own = module.qualify(f"{cls.qualname}.{name}")
-            if own in self.functions:
-                return own
+            if self._defines(current, name):
+                module, cls = self.classes[current]
+                return module.qualify(f"{cls.qualname}.{name}")
         return None
+
+    def _defines(self, class_qualified: str, name: str) -> bool:
+        """Whether the class itself (not a base) defines method ``name``."""
+        module, cls = self.classes[class_qualified]
+        return module.qualify(f"{cls.qualname}.{name}") in self.functions
 
     def forward(self, class_qualified: str | None) -> str | None:
         if class_qualified is None or not self.is_module_class(class_qualified):
@@ -493,6 +498,9 @@ class Program:
         module, function = entry
         if self._outside_the_tree(module, function, callee):
             return []
+        named = dispatch.named_parameter(callee)
+        if named is not None:
+            return self._looked_up(caller, module, function, *named)
         alias = self._disabled_alias(module, callee)
         if alias is not None:
             return [Callee(alias, True)] if alias in self.functions else []
@@ -514,6 +522,20 @@ class Program:
             Callee(t, self.is_disabled(t), via) for t in dict.fromkeys(dispatched) if t not in targets] + (
             [Callee(backward, self.is_disabled(backward), callee)]  # likely: traced when an input requires grad
             if backward is not None and backward not in targets else [])
+
+    def _looked_up(self, caller: str, module: ModuleSummary, function: FunctionSummary, receiver: str,
+                   parameter: str) -> list[Callee]:
+        """``getattr(receiver, name)(...)`` with ``name`` a parameter: the method of each name the function's callers
+        pass (``call_event("on_train_step_end", self)``), resolved as ``receiver.on_train_step_end(...)`` would be
+        (a framework's callback dispatch: pytorch-accelerated's ``call_event``, skorch's ``notify``)."""
+        names: list[str] = []
+        for source in dispatch.parameter_sources(function, parameter):
+            if source.startswith(dispatch.ARGUMENT):
+                names += [item[len(dispatch.NAME):] for _, _, item in self._passed_for(module, source[len(dispatch.ARGUMENT):])
+                          if item.startswith(dispatch.NAME)]
+        via = f"getattr({receiver}, {parameter})"
+        return [replace(found, via=found.via or via) for name in dict.fromkeys(names)
+                for found in self.resolve_calls(caller, f"{receiver}.{name}")]
 
     def _closed_over_class(self, module: ModuleSummary, function: FunctionSummary) -> str | None:
         """The class whose method a nested function sits in, where it reads that method's ``self`` (or ``cls``) as a
@@ -795,12 +817,25 @@ class Program:
         parts = callee.split(".")
         name = parts[-1]
         found = self._methods_by_name().get(name, [])  # first: most names are no method, or too many classes'
-        if (not found or len(found) > _MAX_BY_NAME or len(parts) < 2 or not all(part.isidentifier() for part in parts)
+        if (not found or self._interfaces_defining(name) > _MAX_BY_NAME or len(parts) < 2 or not all(part.isidentifier() for part in parts)
                 or name.startswith("__") or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
                 or (parts[0] in ("self", "cls") and len(parts) == 2) or name in self._attribute_names()
                 or module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
             return []
         return found
+
+    def _interfaces_defining(self, name: str) -> int:
+        """How many unrelated classes of the tree define method ``name``: the classes that define it while no base
+        of theirs in the tree does. The overrides of one base's method are one interface, however many there are
+        (a framework's callbacks each defining ``on_epoch_end``), so they count once (memoized per name)."""
+        if name not in self._interfaces_memo:
+            roots = set()
+            for qualified in self._methods_by_name().get(name, []):
+                owner = self.owner_class(qualified)
+                defining = [cls for cls in self.mro(owner) if self._defines(cls, name)] if owner else []
+                roots.add(defining[-1] if defining else qualified)
+            self._interfaces_memo[name] = len(roots)
+        return self._interfaces_memo[name]
 
     def _attribute_names(self) -> frozenset[str]:
         """Every ``self.<attr>`` a class of the tree assigns: ``block.downsample(x)`` may call such an
