@@ -285,11 +285,12 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
     """torchensemble's ``optimizer = set_module.set_optimizer(estimator, name)`` builds it with
     ``getattr(torch.optim, name)(...)``, then zeroes and steps it in the compiled fit (GB0008, GB0025 on the
     ground-truth bench), and its snapshot ensembles rebind it with ``optimizer = self._clip_lr(optimizer, lr)``. A
-    local so named from a function or a ``self`` method of the tree is likely an optimizer; not one made by a
-    function from outside it (``tqdm``), nor a local callable's result, nor ``optimizer_name``."""
+    local so named and made by a call is likely an optimizer, whoever's function made it: the tree's, a callable's
+    the caller passed, or a lookup's (skorch's ``optimizer = getattr(self, name + "_")``). Not one a class builds
+    (``Progress(...)``), nor ``optimizer_name``."""
     source = textwrap.dedent("""\
         import torch
-        from tqdm import tqdm
+        from rich.progress import Progress
 
 
         def set_optimizer(model, name):
@@ -301,7 +302,7 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
             optimizer = set_optimizer(model, "Adam")
             made_optimizer = make(model)
             optimizer_name = set_optimizer(model, "SGD")
-            bar_optimizer = tqdm(range(3))
+            bar_optimizer = Progress()
             optimizer.zero_grad()
             made_optimizer.step()
             optimizer_name.step()
@@ -319,7 +320,8 @@ def test_a_local_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None
                 return x
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN509",)))
-    assert [(f.start.line, f.confidence.value) for f in found] == [(15, "likely"), (19, "likely"), (28, "likely")]
+    assert [(f.start.line, f.confidence.value) for f in found] == [
+        (15, "likely"), (16, "likely"), (19, "likely"), (28, "likely")]
 
 
 def test_an_attribute_named_as_an_optimizer_made_by_a_factory_is_likely_one() -> None:

@@ -62,6 +62,22 @@ SCHEDULER_METHODS = frozenset({"step", "get_last_lr", "get_lr"})
 GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler",
                           "torch.cpu.amp.GradScaler"})
 GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update"})
+SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
+    """``state[OPTIMIZER]`` / ``state[torchbearer.OPTIMIZER]``: the item of a state dict under a key named as the
+    optimizer (torchbearer's ``state[torchbearer.OPTIMIZER].step(...)``)."""
+    if not (isinstance(owner, cst.Subscript) and len(owner.slice) == 1
+            and isinstance(owner.slice[0].slice, cst.Index)):
+        return False
+    key = owner.slice[0].slice.value
+    name = key.attr.value if isinstance(key, cst.Attribute) else key.value if isinstance(key, cst.Name) else ""
+    return bool(OPTIMIZER_NAME.search(name.lower()))
 
 
 def scheduler_class(qualified: str | None) -> str | None:
@@ -106,7 +122,7 @@ class OptimizerCall(LocalObjectRule):
         if self._holds_generator(node.value):
             for name in names:
                 self.locals.declare(name, GENERATOR)
-        elif isinstance(node.value, cst.Call) and self._made_in_the_tree(node.value):
+        elif isinstance(node.value, cst.Call) and not self._builds_a_class(node.value):
             for name in names:
                 if OPTIMIZER_NAME.search(name) and not self._held(cst.Name(name)):
                     self.locals.declare(name, NAMED_OPTIMIZER)
@@ -126,13 +142,13 @@ class OptimizerCall(LocalObjectRule):
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
-        if func.attr.value in GRAD_SCALER_METHODS and (
-                self.locals.built(func.value) or constructed_by(self.context, func.value)) in GRAD_SCALERS:
+        scaler = self._grad_scaler(func.value) if func.attr.value in GRAD_SCALER_METHODS else None
+        if scaler is not None:
             # ``scaler.step(optimizer)`` runs the optimizer's ``step()``, whose own frame Dynamo compiles and breaks
             # in (GB0025) even where the caller runs eagerly after a break in a loop (measured on torch 2.13).
             stepped = func.attr.value == "step"
             self.report(node, gb_ids=("GB0008", "GB0025") if stepped else ("GB0008",), pattern="grad_scaler",
-                        call=f"GradScaler.{func.attr.value}()", breaks_in_callee_frame=stepped)
+                        call=f"GradScaler.{func.attr.value}()", breaks_in_callee_frame=stepped, confidence=scaler)
             return
         if func.attr.value in SCHEDULER_METHODS:
             scheduler = self._scheduler(func.value)
@@ -151,12 +167,28 @@ class OptimizerCall(LocalObjectRule):
             self.report(node, confidence=Confidence.LIKELY if held == ANY_OPTIMIZER else None,
                         call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
 
-    def _made_in_the_tree(self, call: cst.Call) -> bool:
-        """A call of a function of the tree, or of a method of ``self`` (``self._clip_lr(optimizer, lr)``)."""
-        func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            return True
-        return self.context.resolve(func) in self.context.program.functions
+    def _grad_scaler(self, owner: cst.BaseExpression) -> Confidence | None:
+        """Whether ``owner`` is the AMP loss scaler: built as one (the rule's own confidence), declared one (``self.
+        grad_scaler: Optional[GradScaler]``), or named as one and built by no class of the tree (torchtnt's
+        ``grad_scaler = self.grad_scaler``, given by a factory): ``likely``. ``None`` otherwise."""
+        built = self.locals.built(owner) or constructed_by(self.context, owner)
+        if built in GRAD_SCALERS:
+            return self.confidence
+        if any(name in GRAD_SCALERS for name in self.context.declared(owner)):
+            return Confidence.LIKELY
+        written = owner.attr.value if isinstance(owner, cst.Attribute) else owner.value if isinstance(owner, cst.Name) else ""
+        named = bool(SCALER_NAME.search(written)) and (built is None or built in self.context.program.functions)
+        return Confidence.LIKELY if named else None
+
+    def _builds_a_class(self, call: cst.Call) -> bool:
+        """A call that builds an instance of a class other than an optimizer's (``Wrapper(...)``), as opposed to a
+        function's result: a factory's (``get_optimizer(...)``, ``none_throws(self.optimizer)``), a lookup's
+        (skorch's ``getattr(self, name + "_")``) or a method's (``accelerator.prepare(optimizer)``)."""
+        resolved = self.context.resolve(call.func)
+        if resolved is None:
+            written = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+            return isinstance(written, str) and written[:1].isupper()
+        return resolved in self.context.program.classes or resolved.rpartition(".")[2][:1].isupper()
 
     def _scheduler(self, owner: cst.BaseExpression) -> str | None:
         """The scheduler class that built ``owner``; ``LRScheduler`` where it is only declared one (``likely``)."""
@@ -173,17 +205,18 @@ class OptimizerCall(LocalObjectRule):
             return held
         declared = self.context.declared(owner)
         named = (built == NAMED_OPTIMIZER or stored_from_parameter(self.context, owner, OPTIMIZER_NAME)
-                 or self._attribute_made_in_the_tree(owner))
+                 or self._named_optimizer_attribute(owner) or _named_optimizer_key(owner))
         return ANY_OPTIMIZER if named or any(n in OPTIMIZER_BASES for n in declared) else None
 
-    def _attribute_made_in_the_tree(self, owner: cst.BaseExpression) -> bool:
-        """``self.optimizer`` that ``__init__`` set from a function of the tree (poutyne's ``self.optimizer =
-        get_optimizer(optimizer, self.network)``, a factory that may build any optimizer from a name): the attribute
-        counterpart of a local so made, ``likely`` as that is."""
-        if not (isinstance(owner, cst.Attribute) and OPTIMIZER_NAME.search(owner.attr.value)):
+    def _named_optimizer_attribute(self, owner: cst.BaseExpression) -> bool:
+        """``self.optimizer`` that no class of the tree is known to build: given by a factory (poutyne's
+        ``self.optimizer = get_optimizer(optimizer, self.network)``), by the caller, by a framework's ``prepare``
+        (pytorch-accelerated's ``self.optimizer = prepared_components[1]``) or from outside the tree: the attribute
+        counterpart of a local so named, ``likely`` as that is."""
+        if not (isinstance(owner, cst.Attribute) and _is_self(owner.value) and OPTIMIZER_NAME.search(owner.attr.value)):
             return False
         built = constructed_by(self.context, owner)
-        return built is not None and built in self.context.program.functions
+        return built is None or built in self.context.program.functions
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:
         """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""

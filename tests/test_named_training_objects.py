@@ -1,0 +1,104 @@
+"""DYN509: an optimizer or an AMP loss scaler known by its name where the framework hands it over.
+
+Training frameworks rarely build the optimizer where they step it. skorch looks it up, ``optimizer = getattr(self,
+name + "_")``; pytorch-accelerated stores the caller's, then replaces it with what its accelerator's ``prepare``
+returns (``self.optimizer = prepared_components[1]``); torchbearer keeps it in a state dict, ``state[OPTIMIZER]``;
+torchtnt's ``grad_scaler = self.grad_scaler`` holds what a factory made. In each the name is what says it is one, so
+each is flagged ``likely``: a local or ``self`` attribute named as an optimizer (``optimizer``, ``base_optimizer``)
+that no class is known to build, an item under a key so named, and a value named as the loss scaler
+(``grad_scaler``, ``amp_scaler``) for its ``scale`` / ``unscale_`` / ``step`` / ``update``. Measured on torch 2.13 by
+the torch test: ``zero_grad()`` (GB0008), ``step()`` (GB0025) and ``scale()`` (GB0008) break on the flagged lines.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dynalint.api import lint_source
+from dynalint.project.config import Config
+
+PROGRAM = """\
+import torch
+
+OPTIMIZER = "optimizer"
+
+
+def prepare(*components):
+    return list(components)
+
+
+class Trainer:
+    def __init__(self, model, optimizer, scaler):
+        self.model = model
+        self.optimizer = optimizer
+        self.grad_scaler = scaler
+        self._optimizers = ["optimizer"]
+
+    def setup(self):
+        prepared = prepare(self.model, self.optimizer)
+        self.optimizer = prepared[1]
+
+    def zero_all(self):
+        for name in self._optimizers:
+            optimizer = getattr(self, name)
+            optimizer.zero_grad()
+
+    def step(self, x):
+        loss = self.model(x).sum()
+        self.optimizer.step()
+        return loss
+
+    def scaled_step(self, x):
+        grad_scaler = self.grad_scaler
+        loss = grad_scaler.scale(self.model(x).sum())
+        return loss
+
+    def state_step(self, state):
+        state[OPTIMIZER].zero_grad()
+        return state["x"] * 2
+
+
+model = torch.nn.Linear(3, 3)
+trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.amp.GradScaler("cpu"))
+trainer.setup()
+torch.compile(trainer.zero_all, backend="eager")()
+torch.compile(trainer.step, backend="eager")(torch.rand(2, 3))
+torch.compile(trainer.scaled_step, backend="eager")(torch.rand(2, 3))
+torch.compile(trainer.state_step, backend="eager")({OPTIMIZER: trainer.optimizer, "x": torch.rand(2)})
+"""
+
+
+def line_of(text: str) -> int:
+    return PROGRAM.splitlines().index(text) + 1
+
+
+def flagged(source: str = PROGRAM) -> set[int]:
+    return {f.start.line for f in lint_source(source, "trainer.py", Config(select=("DYN509",)))}
+
+
+def test_named_optimizers_and_scalers_are_flagged_likely() -> None:
+    found = lint_source(PROGRAM, "trainer.py", Config(select=("DYN509",)))
+    assert {(f.start.line, f.confidence.value) for f in found} == {
+        (line_of("            optimizer.zero_grad()"), "likely"), (line_of("        self.optimizer.step()"), "likely"),
+        (line_of("        loss = grad_scaler.scale(self.model(x).sum())"), "likely"),
+        (line_of("        state[OPTIMIZER].zero_grad()"), "likely")}
+
+
+def test_a_value_a_class_builds_is_not_one_whatever_its_name() -> None:
+    built = PROGRAM.replace("import torch\n", "import torch\nfrom rich.progress import Progress\n", 1).replace(
+        "optimizer = getattr(self, name)", "optimizer = Progress()").replace(
+        "grad_scaler = self.grad_scaler", "grad_scaler = Progress()")
+    assert flagged(built) == {line_of("        self.optimizer.step()") + 1, line_of("        state[OPTIMIZER].zero_grad()") + 1}
+
+
+def test_other_names_and_keys_are_not_optimizers() -> None:
+    renamed = PROGRAM.replace("state[OPTIMIZER]", "state[MODEL]").replace("grad_scaler", "grad_scale")
+    assert line_of("        state[OPTIMIZER].zero_grad()") not in flagged(renamed)
+    assert line_of("        loss = grad_scaler.scale(self.model(x).sum())") not in flagged(renamed)
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_dynalint_says() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(PROGRAM) == flagged()
