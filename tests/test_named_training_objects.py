@@ -8,6 +8,10 @@ each is flagged ``likely``: a local or ``self`` attribute named as an optimizer 
 that no class is known to build, an item under a key so named, and a value named as the loss scaler
 (``grad_scaler``, ``amp_scaler``) for its ``scale`` / ``unscale_`` / ``step`` / ``update``. Measured on torch 2.13 by
 the torch test: ``zero_grad()`` (GB0008), ``step()`` (GB0025) and ``scale()`` (GB0008) break on the flagged lines.
+
+The same holds for a learning-rate scheduler named ``lr_scheduler`` (skorch's ``lr_scheduler.step(score)`` and
+``self.lr_scheduler_.get_last_lr()``), not for another ``*_scheduler`` (diffusers' ``noise_scheduler.step()`` is a
+sampler of the tree), and for a loader named ``train_dl`` (DYN510; pytorch-accelerated's loops): GB0008 on each.
 """
 
 from __future__ import annotations
@@ -102,3 +106,58 @@ def test_dynamo_breaks_where_dynalint_says() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM) == flagged()
+
+
+PROGRAM_SCHEDULERS_AND_LOADERS = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Callback:
+    def __init__(self, lr_scheduler, noise_scheduler):
+        self.lr_scheduler_ = lr_scheduler
+        self.noise_scheduler = noise_scheduler
+
+    def step(self, lr_scheduler, score):
+        lr_scheduler.step()
+        self.noise_scheduler.step()
+        return score * 2
+
+    def last(self, x):
+        lrs = self.lr_scheduler_.get_last_lr()
+        return x * lrs[0]
+
+    def epoch(self, model, train_dl):
+        total = 0
+        for batch in train_dl:
+            total = total + model(batch[0]).sum()
+        return total
+
+
+class Noise:
+    def step(self):
+        return 1
+
+
+model = torch.nn.Linear(3, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 2)
+callback = Callback(scheduler, Noise())
+torch.compile(callback.step, backend="eager")(scheduler, torch.rand(2))
+torch.compile(callback.last, backend="eager")(torch.rand(2))
+torch.compile(callback.epoch, backend="eager")(model, DataLoader(TensorDataset(torch.rand(4, 3)), batch_size=2))
+"""
+
+
+def test_a_value_named_as_a_learning_rate_scheduler_or_a_loader_is_likely_one() -> None:
+    found = lint_source(PROGRAM_SCHEDULERS_AND_LOADERS, "callback.py", Config(select=("DYN509", "DYN510")))
+    assert [(f.start.line, f.code, f.confidence.value) for f in found] == [
+        (11, "DYN509", "likely"), (16, "DYN509", "likely"), (21, "DYN510", "likely")]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_a_named_scheduler_or_loader_is_used() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(PROGRAM_SCHEDULERS_AND_LOADERS, "callback.py", Config())
+    assert dynamo_break_lines(PROGRAM_SCHEDULERS_AND_LOADERS) == {f.start.line for f in found}

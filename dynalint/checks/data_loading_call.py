@@ -42,7 +42,8 @@ LAZY_OR_ITER = frozenset({"iter", "enumerate"})
 # What ``LocalConstructions`` holds for a ``likely`` loader: an unannotated parameter named as one, or one
 # annotated with a union that allows a ``DataLoader`` among other types.
 NAMED_LOADER = "<a parameter named as a loader>"
-LOADER_NAME = re.compile(r"(?:^|_)(?:data)?loader$")
+# ``train_dl`` / ``valid_dl``: pytorch-accelerated's loops iterate loaders so named (GB0008 there on the bench).
+LOADER_NAME = re.compile(r"(?:^|_)(?:(?:data)?loader|dl)$")
 
 
 def data_class(qualified: str | None) -> str | None:

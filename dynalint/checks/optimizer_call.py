@@ -38,7 +38,8 @@ ANY_OPTIMIZER = "Optimizer"  # what ``_held`` answers where which optimizer it i
 # What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer, or a local of that name made
 # by a call of unknown result (a ``likely`` one).
 NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
-OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er$")
+# A trailing underscore too: skorch names what it built ``optimizer_`` and ``lr_scheduler_``.
+OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er_?$")
 
 
 # Module methods that return generators: an optimizer built from one consumes it, and Dynamo cannot rebuild the
@@ -56,6 +57,9 @@ GENERATOR = "<a generator>"
 SCHEDULERS = "torch.optim.lr_scheduler."
 SCHEDULER_BASE = "torch.optim.lr_scheduler.LRScheduler"
 SCHEDULER_METHODS = frozenset({"step", "get_last_lr", "get_lr"})
+# A value named as a learning-rate scheduler (skorch's ``lr_scheduler.step(score)``, torchtnt's ``self.lr_scheduler``)
+# is likely one. Only so named: diffusers' ``noise_scheduler.step(...)`` is a sampler of the tree, which traces.
+SCHEDULER_NAME = re.compile(r"(?:^|_)lr_?scheduler_?$")
 # The mixed-precision loss scaler: ``scale(loss)``, ``step(optimizer)``, ``unscale_(optimizer)`` and ``update()`` are
 # functions Dynamo skips (GB0008, measured on torch 2.13 for ``torch.amp.GradScaler("cpu")``; skrl steps its
 # optimizers this way).
@@ -67,6 +71,13 @@ SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _written_name(node: cst.BaseExpression) -> str:
+    """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr``; empty for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    return node.attr.value if isinstance(node, cst.Attribute) and _is_self(node.value) else ""
 
 
 def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
@@ -176,8 +187,7 @@ class OptimizerCall(LocalObjectRule):
             return self.confidence
         if any(name in GRAD_SCALERS for name in self.context.declared(owner)):
             return Confidence.LIKELY
-        written = owner.attr.value if isinstance(owner, cst.Attribute) else owner.value if isinstance(owner, cst.Name) else ""
-        named = bool(SCALER_NAME.search(written)) and (built is None or built in self.context.program.functions)
+        named = bool(SCALER_NAME.search(_written_name(owner))) and (built is None or built in self.context.program.functions)
         return Confidence.LIKELY if named else None
 
     def _builds_a_class(self, call: cst.Call) -> bool:
@@ -192,10 +202,14 @@ class OptimizerCall(LocalObjectRule):
 
     def _scheduler(self, owner: cst.BaseExpression) -> str | None:
         """The scheduler class that built ``owner``; ``LRScheduler`` where it is only declared one (``likely``)."""
-        built = scheduler_class(self.locals.built(owner) or constructed_by(self.context, owner))
+        made = self.locals.built(owner) or constructed_by(self.context, owner)
+        built = scheduler_class(made)
         if built:
             return built
-        return SCHEDULER_BASE if any(scheduler_class(name) for name in self.context.declared(owner)) else None
+        if any(scheduler_class(name) for name in self.context.declared(owner)):
+            return SCHEDULER_BASE
+        named = SCHEDULER_NAME.search(_written_name(owner)) and (made is None or made in self.context.program.functions)
+        return SCHEDULER_BASE if named else None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
