@@ -32,7 +32,9 @@ from dynalint.analysis.torch_facts import (
     PYDANTIC_VALIDATORS,
     RECURRENT_LAYERS,
     TENSOR_BASES,
+    TorchResult,
     is_module_base,
+    torch_result,
 )
 from dynalint.analysis.type_hints import Annotation
 from dynalint.analysis.values.lattice import Kind, ValueType
@@ -777,6 +779,13 @@ class Program:
                 # a parameter stored: a caller outside the tree may pass another class, found by the method's name
                 return list(dict.fromkeys(methods + self._by_name(module, function, callee)))
             return methods
+        elif (len(parts) == 2 and parts[0] not in ("self", "cls") and parts[0] not in function.local_sources
+              and any(parts[0] == name for name, _ in function.params)):
+            # ``epoch_iterator.__iter__`` (a ``for`` over it) or ``runner.step(...)`` with the parameter given an
+            # instance by the function's callers (poutyne's ``EpochIterator``): that method of each class passed,
+            # and, the callers outside the tree being unknown, each method of that name (``_by_name``)
+            passed = self._methods_of(self.parameter_classes(module, function, parts[0]), parts[1])
+            return list(dict.fromkeys(passed + self._by_name(module, function, callee)))
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
         elif len(parts) == 1 and any(callee == name for name, _ in function.params):
@@ -1252,8 +1261,19 @@ class Program:
         ``None`` when none is in the tree."""
         found = {self.return_type(c.function) for c in self.resolve_calls(caller, callee)}
         if not found:
-            return None
+            return ValueType(Kind.TENSOR) if self._holds_tensor_functions(caller, callee) else None
         return found.pop() if len(found) == 1 else ValueType()
+
+    def _holds_tensor_functions(self, caller: str, callee: str) -> bool:
+        """``self._mode_func(val, threshold)`` where every value ``self._mode_func`` is given is a torch function that
+        returns a tensor (torchtnt's ``self._mode_func = torch.lt if mode == "min" else torch.gt``)."""
+        parts = callee.split(".")
+        owner = self.self_class(caller) if len(parts) == 2 and parts[0] == "self" else None
+        sources = self.attribute_sources(owner, parts[1]) if owner else []
+        named = [where.imports.resolve(source[len(dispatch.REF):]) if source.startswith(dispatch.REF) else None
+                 for where, source in sources]
+        return bool(named) and all(name is not None and name.startswith("torch.")
+                                   and torch_result(name) is TorchResult.TENSOR for name in named)
 
     def region_of(self, qualified: str) -> Region | None:
         """The region of a function, inheriting the enclosing function's for nested definitions."""

@@ -374,6 +374,10 @@ class _Summarizer(ast.NodeVisitor):
         function.keyword_only = tuple(a.arg for a in node.args.kwonlyargs)
         function.decorators = dispatch.decorators(node)
         self.summary.functions[qualname] = function
+        if class_name in self.summary.classes and "property" in function.decorators and _only_tensors(function.returns):
+            # ``@property def threshold(self) -> Optional[torch.Tensor]``: reading ``self.threshold`` gives a tensor
+            # (torchtnt's early-stop checker branches on it, GB0170)
+            self.summary.classes[class_name].tensor_attrs.add(node.name)
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
@@ -416,6 +420,13 @@ class _Summarizer(ast.NodeVisitor):
                 self._arguments[-1].bind(target, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        class_name = self._enclosing_class_of_function()
+        target = node.target
+        if (class_name in self.summary.classes and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name) and target.value.id == "self"
+                and _only_tensors(type_hints.read(node.annotation, self.imports))):
+            # ``self._threshold: Optional[torch.Tensor] = None if t is None else torch.tensor([t])``
+            self.summary.classes[class_name].tensor_attrs.add(target.attr)
         if node.value is not None:
             self._assignment([node.target], node.value)
         self.generic_visit(node)
@@ -616,6 +627,10 @@ class _Summarizer(ast.NodeVisitor):
         container = dotted_name(iterated)
         if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
             function.loop_containers[target.id] = container[5:]
+        if function is not None and container and "." not in container:
+            # ``for train, valid in epoch_iterator:`` runs the class's ``__iter__`` (poutyne's ``EpochIterator``, a
+            # generator that fires the callbacks' epoch hooks), resolved as a call of it would be
+            function.calls.append((node.lineno, f"{container}.__iter__"))
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -885,3 +900,9 @@ def _stored_default_functions(node: ast.ClassDef) -> tuple[tuple[str, int, str],
               and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                       for t in statement.targets)}
     return tuple((name, *defaults[name]) for name in sorted(stored))
+
+
+def _only_tensors(annotation: Annotation | None) -> bool:
+    """An annotation that allows tensors and nothing else but ``None`` (``Tensor``, ``Optional[torch.Tensor]``)."""
+    named = classes_named(annotation)
+    return bool(named) and all(name in TENSOR_TYPES for name in named)
