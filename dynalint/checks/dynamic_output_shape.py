@@ -341,7 +341,10 @@ class DynamicOutputShape(Rule):
             sides = [(side, self.context.kind(side)) for side in (node.left, node.comparisons[0].comparator)]
             unknown = any(kind in (Kind.UNKNOWN, Kind.INPUT) and not isinstance(side, cst.Call) for side, kind in sides)
             return Confidence.LIKELY if unknown and all(kind is not Kind.META for _, kind in sides) else None
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "bool":
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
+                node.func.attr.value == "bool" or node.func.attr.value in BOOL_PREDICATES):
+            # ``y_true.eq(self.ignore_index).eq(0)`` on a value read from a state dict (torchbearer's metrics): only
+            # a tensor has these methods (and pandas, which compiled code does not index with)
             return Confidence.LIKELY if self.context.kind(node.func.value) in (Kind.UNKNOWN, Kind.INPUT) else None
         return None
 
