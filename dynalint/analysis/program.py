@@ -767,6 +767,10 @@ class Program:
             own_class = module.qualify(function.class_name)
             return self._held_or_bound(module, function, self.attribute_sources(own_class, parts[1])) or [
                 f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
+        elif len(parts) >= 4 and parts[0] == "self" and function.class_name:
+            # ``self.trainer.fit_loop.run()``: through what each attribute is declared (a property's annotated
+            # return too) or given
+            return self._chained(module.qualify(function.class_name), parts[1:-1], parts[-1])
         elif len(parts) == 3 and parts[0] == "self" and function.class_name:
             # ``self.discrete_net.sample(...)`` with ``self.discrete_net = discrete_net: CategoricalMassEstimator``,
             # or ``self.strategy.update(...)`` with ``self.strategy = TrustRegion() if strategy is None else strategy``
@@ -798,9 +802,25 @@ class Program:
             # ``func = Solve`` then ``func.apply(...)``: the attribute of each function or class the local names.
             named = [t for source in function.local_sources[parts[0]] if source.startswith(dispatch.REF)
                      for t in self._run(module, f"{source}.{parts[1]}", 0)]
-            return list(dict.fromkeys(self._methods_of(classes, parts[1]) + named))
+            # ``results = self.trainer.results`` then ``results.log(...)``: the chain's classes' method
+            owner = self.self_class(module.qualify(function.qualname))
+            chained = [t for source in function.local_sources[parts[0]] if source.startswith(dispatch.REF + "self.")
+                       and owner is not None for t in self._chained(owner, source.split(".")[1:], parts[1])]
+            return list(dict.fromkeys(self._methods_of(classes, parts[1]) + named + chained))
         found = (target for where, source in held for target in self._run(where, source, 0))
         return list(dict.fromkeys(found))
+
+    def _chained(self, owner: str, attributes: Sequence[str], name: str) -> list[str]:
+        """Method ``name`` of what ``self.<a>.<b>...`` holds, read from ``owner``'s ``self``: at each step the classes
+        the attribute is declared as (an annotated parameter stored, a property's annotated return) and their
+        subclasses, else those of the instances it is given."""
+        classes = [owner]
+        for attribute in attributes:
+            classes = list(dict.fromkeys(held for cls in classes for held in (
+                self.declared_classes(cls, attribute) or self.held_classes(cls, attribute))))
+            if not classes:
+                return []
+        return self._methods_of(classes, name)
 
     def _methods_of(self, classes: Iterable[str], name: str) -> list[str]:
         """Method ``name`` of each class (found through its bases), each once."""

@@ -374,10 +374,14 @@ class _Summarizer(ast.NodeVisitor):
         function.keyword_only = tuple(a.arg for a in node.args.kwonlyargs)
         function.decorators = dispatch.decorators(node)
         self.summary.functions[qualname] = function
-        if class_name in self.summary.classes and "property" in function.decorators and _only_tensors(function.returns):
-            # ``@property def threshold(self) -> Optional[torch.Tensor]``: reading ``self.threshold`` gives a tensor
-            # (torchtnt's early-stop checker branches on it, GB0170)
-            self.summary.classes[class_name].tensor_attrs.add(node.name)
+        if class_name in self.summary.classes and "property" in function.decorators:
+            if _only_tensors(function.returns):
+                # ``@property def threshold(self) -> Optional[torch.Tensor]``: reading ``self.threshold`` gives a
+                # tensor (torchtnt's early-stop checker branches on it, GB0170)
+                self.summary.classes[class_name].tensor_attrs.add(node.name)
+            elif (declared := _declared_class_written(node.returns, self.imports)) is not None:
+                # ``@property def trainer(self) -> "pl.Trainer"``: ``self.trainer.fit_loop.run()`` runs that class's
+                self.summary.classes[class_name].attr_declared.setdefault(node.name, declared)
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)
         self._push(("function", node.name))
@@ -454,6 +458,13 @@ class _Summarizer(ast.NodeVisitor):
         class_name = self._enclosing_class_of_function()
         function = self._current_function()
         dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
+        read = dotted_name(value) if isinstance(value, ast.Attribute) else None
+        if function is not None and class_name is not None and read and read.startswith("self.") and len(targets) == 1 \
+                and isinstance(targets[0], ast.Name):
+            # ``results = self.trainer.results``: the local is what that chain of attributes holds (``Program._chained``)
+            held = function.local_sources.setdefault(targets[0].id, [])
+            if dispatch.REF + read not in held:
+                held.append(dispatch.REF + read)
         for target in targets:
             dotted = dotted_name(target)
             if dotted is None:
@@ -906,3 +917,25 @@ def _only_tensors(annotation: Annotation | None) -> bool:
     """An annotation that allows tensors and nothing else but ``None`` (``Tensor``, ``Optional[torch.Tensor]``)."""
     named = classes_named(annotation)
     return bool(named) and all(name in TENSOR_TYPES for name in named)
+
+
+def _declared_class_written(node: ast.expr | None, imports: ImportTable) -> str | None:
+    """The one class an annotation names, as written (``"Trainer"``, ``Optional[pl.Trainer]``, ``Trainer | None``);
+    ``None`` for anything else (a container, a union of classes, a builtin)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError):
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members = [node.left, node.right]
+    elif isinstance(node, ast.Subscript) and imports.resolve(dotted_name(node.value)) in ("typing.Optional", "typing.Union"):
+        members = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    else:
+        members = [node] if node is not None else []
+    named = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
+    if len(named) != 1:
+        return None
+    written = dotted_name(named[0]) if isinstance(named[0], (ast.Name, ast.Attribute)) else (
+        _declared_class_written(named[0], imports) if isinstance(named[0], ast.Constant) else None)
+    return written if written and _names_class(written) else None
