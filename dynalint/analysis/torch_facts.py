@@ -230,6 +230,9 @@ CONSTANT_FUNCTIONS = frozenset(
      "dtype", "typename", "is_storage", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "autocast",
      "manual_seed", "seed", "initial_seed", "compile", "Generator"}
 )
+# Top-level functions whose result is whatever was pickled (``checkpoint = torch.load(path)``, a dict whose keys
+# ``"optimizer_state_dict" in checkpoint`` asks about): not known to be a tensor.
+UNKNOWN_RESULT_FUNCTIONS = frozenset({"load"})
 # ``torch.get_*`` / ``is_*`` queries return Python values, except these.
 QUERY_PREFIXES = ("is_", "are_", "has_", "get_")
 TENSOR_QUERIES = frozenset({"get_rng_state"})
@@ -243,6 +246,8 @@ def torch_result(qualified: str) -> TorchResult:
     if len(parts) > 1:
         return TorchResult.TENSOR if ".".join(parts[:-1]) in TENSOR_NAMESPACES else TorchResult.UNKNOWN
     name = parts[0]
+    if name in UNKNOWN_RESULT_FUNCTIONS:
+        return TorchResult.UNKNOWN
     if name in METADATA_FUNCTIONS:
         return TorchResult.METADATA
     if name in DATA_COMPARISONS:
