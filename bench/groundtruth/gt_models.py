@@ -321,6 +321,12 @@ BUILDER_MODULES: dict[str, str] = {
     "halonet_pytorch": "gt_halonet_pytorch",
     "bottleneck_transformer_pytorch": "gt_bottleneck_transformer_pytorch",
     "compressive_transformer_pytorch": "gt_compressive_transformer_pytorch",
+    "accelerate": "gt_accelerate",
+    "mmengine": "gt_mmengine",
+    "perceiver_ar_pytorch": "gt_perceiver_ar_pytorch",
+    "nGPT_pytorch": "gt_nGPT_pytorch",
+    "mixture_of_attention": "gt_mixture_of_attention",
+    "native_sparse_attention_pytorch": "gt_native_sparse_attention_pytorch",
 }
 
 

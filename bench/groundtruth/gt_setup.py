@@ -239,6 +239,12 @@ LIBRARIES: dict[str, str] = {
     "halonet-pytorch": "0.0.5",
     "bottleneck-transformer-pytorch": "0.1.4",
     "compressive-transformer-pytorch": "0.4.0",
+    "accelerate": "1.15.0",  # the twentieth pick, named after the nineteenth was scored (catalyst's requirement too)
+    "mmengine": "0.10.7",
+    "perceiver-ar-pytorch": "0.0.10",
+    "nGPT-pytorch": "0.2.16",
+    "mixture-of-attention": "0.0.25",
+    "native-sparse-attention-pytorch": "0.2.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
