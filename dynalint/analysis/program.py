@@ -788,6 +788,8 @@ class Program:
             # ``epoch_iterator.__iter__`` (a ``for`` over it) or ``runner.step(...)`` with the parameter given an
             # instance by the function's callers (poutyne's ``EpochIterator``): that method of each class passed,
             # and, the callers outside the tree being unknown, each method of that name (``_by_name``)
+            if parts[1] not in self._methods_by_name():
+                return []  # no class of the tree defines it (``x.view(...)``): nothing the callers pass can run it
             passed = self._methods_of(self.parameter_classes(module, function, parts[0]), parts[1])
             return list(dict.fromkeys(passed + self._by_name(module, function, callee)))
         elif len(parts) == 1 and callee in function.local_sources:
@@ -846,12 +848,13 @@ class Program:
         parts = callee.split(".")
         name = parts[-1]
         found = self._methods_by_name().get(name, [])  # first: most names are no method, or too many classes'
-        if (not found or self._interfaces_defining(name) > _MAX_BY_NAME or len(parts) < 2 or not all(part.isidentifier() for part in parts)
+        if (not found or len(parts) < 2 or not all(part.isidentifier() for part in parts)
                 or name.startswith("__") or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
                 or (parts[0] in ("self", "cls") and len(parts) == 2) or name in self._attribute_names()
                 or module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
             return []
-        return found
+        # counting the interfaces walks each definer's MRO: only where the definers are too many to take as they are
+        return [] if len(found) > _MAX_BY_NAME and self._interfaces_defining(name) > _MAX_BY_NAME else found
 
     def _interfaces_defining(self, name: str) -> int:
         """How many unrelated classes of the tree define method ``name``: the classes that define it while no base
