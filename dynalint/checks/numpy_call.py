@@ -48,6 +48,7 @@ class NumpyCall(Rule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._reported: set[int] = set()  # attributes reported from an ``and`` chain that tested them
+        self._inner_chains: set[int] = set()  # the nested ``and`` nodes of a chain already read from its outermost
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
@@ -78,10 +79,26 @@ class NumpyCall(Rule):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``isinstance(a, np.ndarray) and a.ndim > 0 and a.dtype == ...``: ``a`` is an array in every operand
         the ``and`` asks after the test (LibCST nests ``A and B and C`` as ``(A and B) and C``)."""
+        if id(node) in self._inner_chains or not isinstance(node.operator, cst.And) or node.lpar:
+            # read with its chain: each chain once, each operand's test once (linear in the chain's length); an
+            # ``or``, or a parenthesised chain, is no chain of operands here (``and_operands``)
+            return
+        inner_chain = node.left
+        while isinstance(inner_chain, cst.BooleanOperation) and isinstance(inner_chain.operator, cst.And) \
+                and not inner_chain.lpar:
+            self._inner_chains.add(id(inner_chain))
+            inner_chain = inner_chain.left
         operands = and_operands(node)
-        for position, operand in enumerate(operands[1:], start=1):
-            arrays = isinstance_narrowed(operands[:position], self.context.values, lambda types: types == {NUMPY_ARRAY})
-            for inner in descendants(operand) if arrays else ():
+        arrays: set[str] = set()
+        for position, operand in enumerate(operands):
+            if position:
+                self._report_tested_attributes(operand, arrays)
+            arrays |= isinstance_narrowed([operand], self.context.values, lambda types: types == {NUMPY_ARRAY})
+
+    def _report_tested_attributes(self, operand: cst.BaseExpression, arrays: set[str]) -> None:
+        """The unsupported attributes ``operand`` reads of the names earlier operands proved NumPy arrays."""
+        if arrays:
+            for inner in descendants(operand):
                 if (type(inner) is cst.Attribute and inner.attr.value in NUMPY_UNSUPPORTED_ATTRIBUTES
                         and type(inner.value) is cst.Name and inner.value.value in arrays
                         and id(inner) not in self._reported):
