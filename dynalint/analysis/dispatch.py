@@ -39,7 +39,7 @@ INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is re
 INSTANCE_METHOD = INSTANCE_CALL + "."
 INSTANCES = (NEW, NEW_ITEM)
 # How ``getattr(receiver, name)(...)`` is recorded when ``name`` is a parameter: ``receiver.{name}``, each string
-# the function's callers pass for ``name`` being a method it may call (``named_attribute_calls``).
+# the function's callers pass for ``name`` being a method it may call (``named_parameter`` reads it back).
 NAMED_BY = "{%s}"
 
 
@@ -291,9 +291,10 @@ def _looked_up_call(call: ast.Call, function: FunctionSummary | None) -> str | N
 def named_parameter(callee: str) -> tuple[str, str] | None:
     """``callback.{event}`` (``_looked_up_call``) -> the receiver and the parameter, ``("callback", "event")``."""
     receiver, _, last = callee.rpartition(".")
-    if not (receiver and last.startswith("{") and last.endswith("}")):
+    opening, closing = NAMED_BY.split("%s")
+    if not (receiver and len(last) > len(NAMED_BY) - 2 and last.startswith(opening) and last.endswith(closing)):
         return None
-    return receiver, last[1:-1]
+    return receiver, last[len(opening):-len(closing)]
 
 
 def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr) -> list[str]:

@@ -34,7 +34,7 @@ def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None
         if written is None:
             return None
         return _qualify(context, context.summary, written, context.summary.imports.resolve(written))
-    if isinstance(node, cst.Attribute) and _is_self(node.value):
+    if isinstance(node, cst.Attribute) and is_self(node.value):
         return _attribute_type(context, node.attr.value)
     return None
 
@@ -77,10 +77,10 @@ def holds_module_container(context: LintContext, attr: str) -> bool:
 def is_nn_module(context: LintContext, node: cst.BaseExpression) -> bool:
     """``self`` in an ``nn.Module`` method, ``self.<layer>``, a module-level ``NAME = SomeModule(...)``, or a
     parameter declared one (``model: nn.Module``), also where ``__init__`` stored it (``self.model = model``)."""
-    if _is_self(node):
+    if is_self(node):
         cls = enclosing_class(context)
         return cls is not None and context.program.is_module_class(cls)
-    if isinstance(node, cst.Attribute) and _is_self(node.value) and node.attr.value in context.values.layer_attrs:
+    if isinstance(node, cst.Attribute) and is_self(node.value) and node.attr.value in context.values.layer_attrs:
         return True
     built = constructed_by(context, node)
     if built is None:
@@ -105,7 +105,7 @@ def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) ->
     ``RNN2dBase`` and ``LSTM2d``). Whether the model builds such a subclass is not known here, so a
     rule that uses this answer reports at ``likely``.
     """
-    if not (isinstance(node, cst.Attribute) and _is_self(node.value)):
+    if not (isinstance(node, cst.Attribute) and is_self(node.value)):
         return []
     cls = enclosing_class(context)
     if cls is None:
@@ -114,7 +114,7 @@ def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) ->
     return [_qualify(context, h.module, h.constructor, h.constructor) for h in held if h.constructor is not None]
 
 
-def _is_self(node: cst.BaseExpression) -> bool:
+def is_self(node: cst.BaseExpression) -> bool:
     # The value analysis types ``self.<attr>`` the same way: by the conventional first parameter name.
     return isinstance(node, cst.Name) and node.value == "self"
 
@@ -131,7 +131,7 @@ def stored_from_parameter(context: LintContext, node: cst.BaseExpression, patter
     """Whether ``node`` is ``self.attr`` and every value the class (or one in its MRO) gives ``attr`` is a
     parameter whose name matches ``pattern``, or its ``None`` default (``self.optimizer = optimizer`` in
     ``__init__(self, model, optimizer)``)."""
-    if not (isinstance(node, cst.Attribute) and _is_self(node.value)):
+    if not (isinstance(node, cst.Attribute) and is_self(node.value)):
         return False
     cls = enclosing_class(context)
     found = context.program.attribute_sources(cls, node.attr.value) if cls else []

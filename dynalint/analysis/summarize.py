@@ -380,7 +380,8 @@ class _Summarizer(ast.NodeVisitor):
                 # tensor (torchtnt's early-stop checker branches on it, GB0170)
                 self.summary.classes[class_name].tensor_attrs.add(node.name)
             elif (declared := _declared_class_written(node.returns, self.imports)) is not None:
-                # ``@property def trainer(self) -> "pl.Trainer"``: ``self.trainer.fit_loop.run()`` runs that class's
+                # ``@property def trainer(self) -> "pl.Trainer"``: ``self.trainer.fit_loop.run()`` is followed
+                # through that class, as through an annotated parameter stored (``Program._chained``)
                 self.summary.classes[class_name].attr_declared.setdefault(node.name, declared)
         for decorator in node.decorator_list:
             self._decorator(decorator, function, node)

@@ -25,7 +25,7 @@ import re
 
 import libcst as cst
 
-from dynalint.analysis.instances import class_of_parameter, constructed_by, stored_from_parameter
+from dynalint.analysis.instances import class_of_parameter, constructed_by, is_self, stored_from_parameter
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -69,15 +69,11 @@ GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update"})
 SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
 
 
-def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
-
-
 def _written_name(node: cst.BaseExpression) -> str:
     """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr``; empty for anything else."""
     if isinstance(node, cst.Name):
         return node.value
-    return node.attr.value if isinstance(node, cst.Attribute) and _is_self(node.value) else ""
+    return node.attr.value if isinstance(node, cst.Attribute) and is_self(node.value) else ""
 
 
 def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
@@ -187,8 +183,7 @@ class OptimizerCall(LocalObjectRule):
             return self.confidence
         if any(name in GRAD_SCALERS for name in self.context.declared(owner)):
             return Confidence.LIKELY
-        named = bool(SCALER_NAME.search(_written_name(owner))) and (built is None or built in self.context.program.functions)
-        return Confidence.LIKELY if named else None
+        return Confidence.LIKELY if self._named_and_unbuilt(owner, SCALER_NAME, built) else None
 
     def _builds_a_class(self, call: cst.Call) -> bool:
         """A call that builds an instance of a class other than an optimizer's (``Wrapper(...)``), as opposed to a
@@ -208,8 +203,7 @@ class OptimizerCall(LocalObjectRule):
             return built
         if any(scheduler_class(name) for name in self.context.declared(owner)):
             return SCHEDULER_BASE
-        named = SCHEDULER_NAME.search(_written_name(owner)) and (made is None or made in self.context.program.functions)
-        return SCHEDULER_BASE if named else None
+        return SCHEDULER_BASE if self._named_and_unbuilt(owner, SCHEDULER_NAME, made) else None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
@@ -227,10 +221,13 @@ class OptimizerCall(LocalObjectRule):
         ``self.optimizer = get_optimizer(optimizer, self.network)``), by the caller, by a framework's ``prepare``
         (pytorch-accelerated's ``self.optimizer = prepared_components[1]``) or from outside the tree: the attribute
         counterpart of a local so named, ``likely`` as that is."""
-        if not (isinstance(owner, cst.Attribute) and _is_self(owner.value) and OPTIMIZER_NAME.search(owner.attr.value)):
-            return False
-        built = constructed_by(self.context, owner)
-        return built is None or built in self.context.program.functions
+        return isinstance(owner, cst.Attribute) and self._named_and_unbuilt(
+            owner, OPTIMIZER_NAME, constructed_by(self.context, owner))
+
+    def _named_and_unbuilt(self, owner: cst.BaseExpression, pattern: re.Pattern[str], made: str | None) -> bool:
+        """``owner`` (a local, or ``self.<attr>``) is held under a name ``pattern`` finds, and no class is known to
+        build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
+        return bool(pattern.search(_written_name(owner))) and (made is None or made in self.context.program.functions)
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:
         """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""
