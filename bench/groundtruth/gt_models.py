@@ -327,6 +327,8 @@ BUILDER_MODULES: dict[str, str] = {
     "nGPT_pytorch": "gt_nGPT_pytorch",
     "mixture_of_attention": "gt_mixture_of_attention",
     "native_sparse_attention_pytorch": "gt_native_sparse_attention_pytorch",
+    "avalanche": "gt_avalanche",
+    "linformer": "gt_linformer",
 }
 
 

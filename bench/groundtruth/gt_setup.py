@@ -87,6 +87,7 @@ LIBRARIES: dict[str, str] = {
     "reformer-pytorch": "1.4.4",  # added to the fifth sealed half before it was scored
     "routing-transformer": "1.6.1",
     "linear-attention-transformer": "0.19.1",
+    "linformer": "0.2.3",  # linear-attention-transformer's requirement; the twentieth pick
     "torchcfm": "1.0.7",
     "torchkbnufft": "1.5.2",
     "captum": "0.9.0",  # the sixth sealed half (spent), from here to julius
@@ -245,6 +246,7 @@ LIBRARIES: dict[str, str] = {
     "nGPT-pytorch": "0.2.16",
     "mixture-of-attention": "0.0.25",
     "native-sparse-attention-pytorch": "0.2.3",
+    "avalanche-lib": "0.6.0",  # joined the twentieth pick before any of its builders was written
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
