@@ -329,6 +329,8 @@ BUILDER_MODULES: dict[str, str] = {
     "native_sparse_attention_pytorch": "gt_native_sparse_attention_pytorch",
     "avalanche": "gt_avalanche",
     "linformer": "gt_linformer",
+    "keras": "gt_keras",
+    "effdet": "gt_effdet",
 }
 
 

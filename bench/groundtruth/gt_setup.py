@@ -247,6 +247,8 @@ LIBRARIES: dict[str, str] = {
     "mixture-of-attention": "0.0.25",
     "native-sparse-attention-pytorch": "0.2.3",
     "avalanche-lib": "0.6.0",  # joined the twentieth pick before any of its builders was written
+    "keras": "3.15.1",  # run on its torch backend (``KERAS_BACKEND=torch``); the twentieth pick
+    "effdet": "0.4.1",  # the twentieth pick
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
