@@ -36,7 +36,7 @@ from dynalint.analysis.torch_facts import (
     is_module_base,
     torch_result,
 )
-from dynalint.analysis.type_hints import Annotation
+from dynalint.analysis.type_hints import Annotation, classes_named
 from dynalint.analysis.values.lattice import Kind, ValueType
 from dynalint.model.dynamo_settings import DynamoSettings
 from dynalint.model.finding import ChainLink, Confidence, Region
@@ -641,11 +641,26 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
+        elif len(parts) == 2 and not module.module_types.get(parts[0]):
+            found = self._annotated_method(function, parts[0], parts[1])
+            if found:
+                return [found]
         applied = self.applied_function(module, callee)
         if applied is not None:  # ``Scale.apply(x)``: Dynamo traces an autograd Function's ``forward``
             forward = self.method(applied, "forward")
             return [forward] if forward else []
         return self._called(self.resolve_name(module, callee) or self._star_name(module, function, callee))
+
+    def _annotated_method(self, function: FunctionSummary, parameter: str, name: str) -> str | None:
+        """``model.backward(t)`` with ``model: "pl.LightningModule"`` or ``Optional[Model]``: the method of the one
+        class of the tree the annotation names (lightning's precision plugins). A plain ``model: Model`` is a local
+        type already; these are kept out of ``local_types``, which also says what an attribute storing the
+        parameter holds, where a string annotation is often looser than what callers pass (diffusers'
+        ``set_processor(processor: "AttnProcessor")`` is given every processor class)."""
+        named = [self.canonical(c) for c in classes_named(function.annotations.get(parameter)) if c]
+        if len(named) != 1 or named[0] not in self.classes or parameter in function.local_sources:
+            return None
+        return self.method(named[0], name)
 
     def _star_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> str | None:
         """``truncated_svd(m)`` in a module that ``from .round import *``: the function or class of the tree the

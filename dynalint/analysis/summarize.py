@@ -432,6 +432,13 @@ class _Summarizer(ast.NodeVisitor):
                 and _only_tensors(type_hints.read(node.annotation, self.imports))):
             # ``self._threshold: Optional[torch.Tensor] = None if t is None else torch.tensor([t])``
             self.summary.classes[class_name].tensor_attrs.add(target.attr)
+        elif (class_name in self.summary.classes and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name) and target.value.id == "self"
+                and (declared := _declared_class_written(node.annotation, self.imports)) is not None
+                and (self.imports.resolve(declared) or "") not in TENSOR_TYPES):
+            # ``self._strategy: Strategy = self._connector.strategy`` (lightning's ``Fabric``): what the attribute
+            # holds is followed through the declared class and its subclasses, as for a stored annotated parameter
+            self.summary.classes[class_name].attr_declared.setdefault(target.attr, declared)
         if node.value is not None:
             self._assignment([node.target], node.value)
         self.generic_visit(node)
@@ -938,5 +945,6 @@ def _declared_class_written(node: ast.expr | None, imports: ImportTable) -> str 
     if len(named) != 1:
         return None
     written = dotted_name(named[0]) if isinstance(named[0], (ast.Name, ast.Attribute)) else (
-        _declared_class_written(named[0], imports) if isinstance(named[0], ast.Constant) else None)
+        _declared_class_written(named[0], imports) if isinstance(named[0], ast.Constant) and node is not named[0]
+        else None)  # ``Optional["Model"]``; not an annotation that is itself a constant (``channels: 16``)
     return written if written and _names_class(written) else None

@@ -5,7 +5,9 @@ on ``Tensor.backward()`` (GB0123), ``torch.autograd.grad`` (GB9186) and ``torch.
 (a skipped function, GB0007), whatever the tensor, and on ``torch.autograd.functional``'s derivatives
 (``jacobian``, ``hessian``, ``vjp``, ...: GB0055), called or wrapped by ``functools.partial``. A ``.backward()`` method call is reported unless its
 receiver is known not to be a tensor (a Python value, tensor metadata, a global name such as an
-``autograd.Function`` class, ``super()``); it is ``certain`` only where the value analysis says tensor.
+``autograd.Function`` class, ``super()``, an object whose class in the tree defines the ``backward`` called: a
+framework's strategy or precision plugin, whose own ``tensor.backward()`` is reported where it is written); it is
+``certain`` only where the value analysis says tensor.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ class AutogradCall(Rule):
         receiver = func.value
         if isinstance(receiver, cst.Name) and receiver.value not in self.context.values.env:
             return  # a global: ``MyFunction.backward(ctx, grad)`` on an ``autograd.Function``, not a tensor
-        if is_super_call(receiver):
-            return
+        if is_super_call(receiver) or self.context.resolve_call(func) is not None:
+            return  # ``self._strategy.backward(loss, module)``: a method of the tree, followed where it leads
         kind = self.context.kind(receiver)
         if kind in (Kind.CONST, Kind.META, Kind.DATA):
             return
