@@ -58,6 +58,9 @@ _BUILTIN_METHOD_NAMES = frozenset(name for kind in (list, dict, set, frozenset, 
 _RECURRENT_FORWARDS = frozenset(f"torch.nn.modules.rnn.{layer}.forward" for layer in (*RECURRENT_LAYERS, "RNNBase"))
 
 
+PROTOCOL_BASES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
+
+
 @dataclass(frozen=True)
 class Callee:
     """What a call written in the source resolves to."""
@@ -952,6 +955,12 @@ class Program:
         Dynamo cannot bind when it traces ``apply`` with an input that requires grad (DYN514)."""
         forward = self.method(class_qualified, "forward")
         return forward is not None and "classmethod" in self.functions[forward].definition.decorators
+
+    def is_protocol(self, class_qualified: str) -> bool:
+        """Whether the class is a ``typing.Protocol`` (one of its own bases is): a structural type, which a value of
+        any class with the right methods fits, not a class whose methods run (lightning's ``Optimizable``)."""
+        entry = self.classes.get(class_qualified)
+        return entry is not None and any(base.partition("[")[0] in PROTOCOL_BASES for base in entry.definition.bases)
 
     def is_autograd_function(self, class_qualified: str) -> bool:
         """Whether the class derives from ``torch.autograd.Function`` (through bases in the tree)."""

@@ -26,6 +26,7 @@ import re
 import libcst as cst
 
 from dynalint.analysis.instances import class_of_parameter, constructed_by, is_self, stored_from_parameter
+from dynalint.analysis.cst_walk import named_parameters
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -119,6 +120,15 @@ class OptimizerCall(LocalObjectRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.declare_named_parameters(node, OPTIMIZER_NAME, NAMED_OPTIMIZER)
+        program = self.context.program
+        for param in named_parameters(node.params):
+            # ``optimizer: Optimizable``, a ``Protocol`` of the tree (lightning's precision plugins): whatever the
+            # caller passes, a torch optimizer as much as any; named as one, it is likely one
+            name = param.name.value
+            declared = [program.canonical(c) or c for c in self.context.declared(param.name)]
+            if (param.annotation is not None and OPTIMIZER_NAME.search(name) and declared
+                    and all(map(program.is_protocol, declared))):
+                self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``params = model.parameters()``: a local generator. ``optimizer = set_optimizer(model, name)``: a local
