@@ -342,11 +342,17 @@ class DynamicOutputShape(Rule):
             unknown = any(kind in (Kind.UNKNOWN, Kind.INPUT) and not isinstance(side, cst.Call) for side, kind in sides)
             return Confidence.LIKELY if unknown and all(kind is not Kind.META for _, kind in sides) else None
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
-                node.func.attr.value == "bool" or node.func.attr.value in BOOL_PREDICATES):
-            # ``y_true.eq(self.ignore_index).eq(0)`` on a value read from a state dict (torchbearer's metrics): only
-            # a tensor has these methods (and pandas, which compiled code does not index with)
+                node.func.attr.value == "bool" or node.func.attr.value in BOOL_PREDICATES or self._to_bool(node)):
+            # ``y_true.eq(self.ignore_index).eq(0)`` on a value read from a state dict (torchbearer's metrics), and
+            # ``(self.storage[key] == 1).to(torch.bool)`` (catalyst's CMC metric): only a tensor has these methods
+            # (and pandas, which compiled code does not index with)
             return Confidence.LIKELY if self.context.kind(node.func.value) in (Kind.UNKNOWN, Kind.INPUT) else None
         return None
+
+    def _to_bool(self, node: cst.Call) -> bool:
+        """``x.to(torch.bool)``, ``x.to(dtype=torch.bool)``: a cast to a boolean tensor."""
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and any(
+            self.context.resolve(a.value) in BOOL_DTYPES for a in node.args)
 
     def _is_predicate(self, node: cst.Call) -> bool:
         func = node.func
@@ -365,7 +371,7 @@ class DynamicOutputShape(Rule):
         if method in ("any", "all"):
             return True  # over a dimension: a mask; over everything: a 0-d mask, which breaks as well
         if method == "to":
-            return any(self.context.resolve(a.value) in BOOL_DTYPES for a in node.args)
+            return self._to_bool(node)
         return self._bool_dtype(node)
 
     def _bool_dtype(self, node: cst.Call) -> bool:
