@@ -423,7 +423,8 @@ def allow_torchvision_import() -> None:
 
     Its compiled ops cannot load, and its ``_meta_registrations`` then fails on the two operators it
     registers unconditionally. Defining their schemas lets the pure-Python parts (what timm imports:
-    transforms, ``FrozenBatchNorm2d``) import; no model here calls a torchvision operator.
+    transforms, ``FrozenBatchNorm2d``) import. No model here calls a compiled torchvision operator; effdet's builder
+    registers a plain-torch CPU kernel for ``torchvision::nms`` of its own before effdet imports (``gt_effdet.py``).
     """
     import torch
 
