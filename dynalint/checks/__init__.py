@@ -23,6 +23,7 @@ from dynalint.checks.data_dependent_branch import DataDependentBranch
 from dynalint.checks.data_dependent_size import DataDependentSize
 from dynalint.checks.data_loading_call import DataLoadingCall
 from dynalint.checks.data_ptr_comparison import DataPtrComparison
+from dynalint.checks.deprecated_overload import DeprecatedOverload
 from dynalint.checks.disabled_call import DisabledCall
 from dynalint.checks.disabled_collective import DisabledCollective
 from dynalint.checks.eager_frame_comprehension import EagerFrameComprehension
@@ -113,6 +114,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ClassmethodAutogradForward,
     UnrebuildableReturn,
     LoadStateDictCall,
+    DeprecatedOverload,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -55,4 +55,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN514', 'classmethod-autograd-forward', True, '>=2.4'),
     ('DYN515', 'unrebuildable-return', True, '>=2.4'),
     ('DYN516', 'load-state-dict-call', True, '>=2.4'),
+    ('DYN517', 'deprecated-overload', True, '>=2.4'),
 )
