@@ -12,6 +12,10 @@ the torch test: ``zero_grad()`` (GB0008), ``step()`` (GB0025) and ``scale()`` (G
 The same holds for a learning-rate scheduler named ``lr_scheduler`` (skorch's ``lr_scheduler.step(score)`` and
 ``self.lr_scheduler_.get_last_lr()``), not for another ``*_scheduler`` (diffusers' ``noise_scheduler.step()`` is a
 sampler of the tree), and for a loader named ``train_dl`` (DYN510; pytorch-accelerated's loops): GB0008 on each.
+
+A GAN has two optimizers, named by what they train: torchgan's losses take ``optimizer_generator`` and
+``optimizer_discriminator`` and step them in ``train_ops``; ``optimizer_<word>`` is taken as an optimizer too (GB0008
+and GB0025 on the flagged lines, measured).
 """
 
 from __future__ import annotations
@@ -161,3 +165,34 @@ def test_dynamo_breaks_where_a_named_scheduler_or_loader_is_used() -> None:
 
     found = lint_source(PROGRAM_SCHEDULERS_AND_LOADERS, "callback.py", Config())
     assert dynamo_break_lines(PROGRAM_SCHEDULERS_AND_LOADERS) == {f.start.line for f in found}
+
+
+PROGRAM_GAN = """\
+import torch
+
+
+class GeneratorLoss:
+    def train_ops(self, generator, discriminator, optimizer_generator, optimizer_config, noise):
+        optimizer_generator.zero_grad()
+        loss = -discriminator(generator(noise)).mean()
+        optimizer_generator.step()
+        return loss * optimizer_config["scale"]
+
+
+generator, discriminator = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.Adam(generator.parameters())
+loss_fn = GeneratorLoss()
+torch.compile(loss_fn.train_ops, backend="eager")(generator, discriminator, optimizer, {"scale": 2.0}, torch.rand(2, 4))
+"""
+
+
+def test_an_optimizer_named_for_what_it_trains_is_likely_one() -> None:
+    found = lint_source(PROGRAM_GAN, "losses.py", Config(select=("DYN509",)))
+    assert {(f.start.line, f.confidence.value) for f in found} == {(6, "likely"), (8, "likely")}
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_a_gans_optimizer_is_stepped() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(PROGRAM_GAN) == flagged(PROGRAM_GAN)

@@ -39,8 +39,13 @@ ANY_OPTIMIZER = "Optimizer"  # what ``_held`` answers where which optimizer it i
 # What ``LocalConstructions`` holds for an unannotated parameter named as an optimizer, or a local of that name made
 # by a call of unknown result (a ``likely`` one).
 NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
-# A trailing underscore too: skorch names what it built ``optimizer_`` and ``lr_scheduler_``.
-OPTIMIZER_NAME = re.compile(r"(?:^|_)optimi[sz]er_?$")
+# A trailing underscore too: skorch names what it built ``optimizer_`` and ``lr_scheduler_``. And one word after it,
+# naming what it trains (a GAN's two: torchgan's ``optimizer_generator`` / ``optimizer_discriminator``,
+# ``optimizer_G``), unless the word says the value describes an optimizer rather than is one (``optimizer_name``,
+# ``optimizer_cls``, ``optimizer_kwargs``, ``optimizer_idx``, ``optimizer_closure``).
+_ABOUT_AN_OPTIMIZER = ("name|names|cls|class|type|kwargs|args|config|cfg|conf|params|param|state|states|idx|index|id|"
+                       "key|keys|fn|func|factory|builder|closure|dict|spec|options|opts|init|lr|step|steps|list")
+OPTIMIZER_NAME = re.compile(rf"(?:^|_)optimi[sz]er(?:_(?!(?:{_ABOUT_AN_OPTIMIZER})_?$)[A-Za-z0-9]+)?_?$")
 
 
 # Module methods that return generators: an optimizer built from one consumes it, and Dynamo cannot rebuild the
