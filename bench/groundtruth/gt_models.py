@@ -331,6 +331,8 @@ BUILDER_MODULES: dict[str, str] = {
     "linformer": "gt_linformer",
     "keras": "gt_keras",
     "effdet": "gt_effdet",
+    "pytorch_toolbelt": "gt_pytorch_toolbelt",
+    "torchattacks": "gt_torchattacks",
 }
 
 

@@ -249,6 +249,7 @@ LIBRARIES: dict[str, str] = {
     "avalanche-lib": "0.6.0",  # joined the twentieth pick before any of its builders was written
     "keras": "3.15.1",  # run on its torch backend (``KERAS_BACKEND=torch``); the twentieth pick
     "effdet": "0.4.1",  # the twentieth pick
+    "pytorch-toolbelt": "0.8.0",  # the twentieth pick
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
@@ -260,6 +261,7 @@ LIBRARIES: dict[str, str] = {
 WITHOUT_DEPS: dict[str, str] = {
     "litgpt": "0.5.13",
     "openai-whisper": "20250625",
+    "torchattacks": "3.5.1",  # pins requests~=2.25, older than the bench's; it downloads nothing here (twentieth pick)
 }
 
 
