@@ -10,7 +10,9 @@ A data object is known by what it is: a parameter annotated with a ``torch.utils
 one, ``loader.dataset`` of a known loader, and an iterator made by ``iter()`` of a known loader. An
 unannotated parameter named as a loader (``loader``, ``train_loader``, ``dataloader``) is taken for one,
 ``likely``: torchensemble's ``fit(self, train_loader, ...)`` loops over its batches inside the compiled
-call, and each ``for ... in enumerate(train_loader)`` broke there (GB0008).
+call, and each ``for ... in enumerate(train_loader)`` broke there (GB0008). So are a local so named that a
+function or a method made, and a ``self`` attribute so named that no class is known to build (laplace's GP
+``fit`` and ``functional_variance``), as DYN509 takes optimizers.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ DATA = "torch.utils.data."
 # What ``LocalConstructions`` holds for ``batches = iter(loader)``: no qualified name, so never what ``bind``
 # records for another ``iter(...)`` (``builtins.iter``).
 ITERATOR = "<iterator of a torch.utils.data loader>"
+NAMED_ITERATOR = "<iterator of a loader known by its name>"  # ``likely`` as that loader is
 ITERATING = frozenset({"len", "iter", "next", "list", "enumerate", "zip"})
 # ``batches = iter(loader)`` and ``batches = enumerate(loader)`` bind an iterator of the loader. ``iter`` breaks at
 # its line; ``enumerate`` is lazy under Dynamo: the break comes where the local is iterated or ``next`` is called
@@ -79,13 +82,23 @@ class DataLoadingCall(LocalObjectRule):
         value = node.value
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in LAZY_OR_ITER
                 and value.args and self._data(value.args[0].value)):
+            iterator = NAMED_ITERATOR if self._sureness(value.args[0].value) is Confidence.LIKELY else ITERATOR
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
-                    self.locals.declare(target.target.value, ITERATOR)
+                    self.locals.declare(target.target.value, iterator)
             if value.func.value == "enumerate":
                 self._lazy.add(value)  # breaks where the local is iterated, not here
             return
         super().visit_Assign(node)
+        if (isinstance(value, cst.Call) and not self.builds_a_class(value)
+                and not (self.context.resolve(value.func) or "").startswith("builtins.")):
+            # ``train_loader = self._get_SoD_data_loader(train_loader)`` (laplace's GP fit): a local named as a
+            # loader that a function or a method made is likely one, as a parameter so named is (not a builtin's
+            # result: ``loader = enumerate(batches)`` of anything else is no loader)
+            for target in node.targets:
+                name = target.target
+                if isinstance(name, cst.Name) and LOADER_NAME.search(name.value) and not self._data(name):
+                    self.locals.declare(name.value, NAMED_LOADER)
 
     def visit_For(self, node: cst.For) -> None:
         self._iterated(node.iter)
@@ -115,22 +128,31 @@ class DataLoadingCall(LocalObjectRule):
             self.report(node, confidence=self._sureness(func.value), call=f".{func.attr.value}()")
 
     def _sureness(self, node: cst.BaseExpression) -> Confidence | None:
-        """``likely`` for a loader known only by its parameter's name or a union (or its ``.dataset``), else the rule's."""
+        """``likely`` for a loader known only by its name or a union (or its ``.dataset``), else the rule's."""
         while isinstance(node, cst.Attribute) and node.attr.value == "dataset":
             node = node.value
-        return Confidence.LIKELY if self.locals.built(node) == NAMED_LOADER else None
+        return Confidence.LIKELY if self.locals.built(node) in (NAMED_LOADER, NAMED_ITERATOR) or self._named_attribute(
+            node) else None
+
+    def _named_attribute(self, node: cst.BaseExpression) -> bool:
+        """``self.train_loader`` that no class of the tree is known to build (laplace keeps the loader its ``fit``
+        was given, then loops over it in ``functional_variance``): the attribute counterpart of a local so named."""
+        return isinstance(node, cst.Attribute) and self.named_and_unbuilt(
+            node, LOADER_NAME, constructed_by(self.context, node))
 
     def _data(self, node: cst.BaseExpression) -> str | None:
         """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
         if isinstance(node, cst.Attribute) and node.attr.value == "dataset" and self._data(node.value):
             return "Dataset"
         built = self.locals.built(node)
-        if built == ITERATOR:
+        if built in (ITERATOR, NAMED_ITERATOR):
             return ITERATOR
         if built == NAMED_LOADER:
             return "DataLoader"
         found = data_class(built or constructed_by(self.context, node))
         if found is None and isinstance(node, cst.Attribute):  # ``self.loader = loader`` with ``loader: DataLoader``
             found = next((d for d in map(data_class, self.context.declared(node)) if d), None)
+        if found is None and self._named_attribute(node):
+            return "DataLoader"
         return found
 

@@ -75,13 +75,6 @@ GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update"})
 SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
 
 
-def _written_name(node: cst.BaseExpression) -> str:
-    """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr``; empty for anything else."""
-    if isinstance(node, cst.Name):
-        return node.value
-    return node.attr.value if isinstance(node, cst.Attribute) and is_self(node.value) else ""
-
-
 def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
     """``state[OPTIMIZER]`` / ``state[torchbearer.OPTIMIZER]``: the item of a state dict under a key named as the
     optimizer (torchbearer's ``state[torchbearer.OPTIMIZER].step(...)``)."""
@@ -144,7 +137,7 @@ class OptimizerCall(LocalObjectRule):
         if self._holds_generator(node.value):
             for name in names:
                 self.locals.declare(name, GENERATOR)
-        elif isinstance(node.value, cst.Call) and not self._builds_a_class(node.value):
+        elif isinstance(node.value, cst.Call) and not self.builds_a_class(node.value):
             for name in names:
                 if OPTIMIZER_NAME.search(name) and not self._held(cst.Name(name)):
                     self.locals.declare(name, NAMED_OPTIMIZER)
@@ -198,17 +191,7 @@ class OptimizerCall(LocalObjectRule):
             return self.confidence
         if any(name in GRAD_SCALERS for name in self.context.declared(owner)):
             return Confidence.LIKELY
-        return Confidence.LIKELY if self._named_and_unbuilt(owner, SCALER_NAME, built) else None
-
-    def _builds_a_class(self, call: cst.Call) -> bool:
-        """A call that builds an instance of a class other than an optimizer's (``Wrapper(...)``), as opposed to a
-        function's result: a factory's (``get_optimizer(...)``, ``none_throws(self.optimizer)``), a lookup's
-        (skorch's ``getattr(self, name + "_")``) or a method's (``accelerator.prepare(optimizer)``)."""
-        resolved = self.context.resolve(call.func)
-        if resolved is None:
-            written = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
-            return isinstance(written, str) and written[:1].isupper()
-        return resolved in self.context.program.classes or resolved.rpartition(".")[2][:1].isupper()
+        return Confidence.LIKELY if self.named_and_unbuilt(owner, SCALER_NAME, built) else None
 
     def _scheduler(self, owner: cst.BaseExpression) -> str | None:
         """The scheduler class that built ``owner``; ``LRScheduler`` where it is only declared one (``likely``)."""
@@ -218,7 +201,7 @@ class OptimizerCall(LocalObjectRule):
             return built
         if any(scheduler_class(name) for name in self.context.declared(owner)):
             return SCHEDULER_BASE
-        return SCHEDULER_BASE if self._named_and_unbuilt(owner, SCHEDULER_NAME, made) else None
+        return SCHEDULER_BASE if self.named_and_unbuilt(owner, SCHEDULER_NAME, made) else None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
@@ -236,13 +219,8 @@ class OptimizerCall(LocalObjectRule):
         ``self.optimizer = get_optimizer(optimizer, self.network)``), by the caller, by a framework's ``prepare``
         (pytorch-accelerated's ``self.optimizer = prepared_components[1]``) or from outside the tree: the attribute
         counterpart of a local so named, ``likely`` as that is."""
-        return isinstance(owner, cst.Attribute) and self._named_and_unbuilt(
+        return isinstance(owner, cst.Attribute) and self.named_and_unbuilt(
             owner, OPTIMIZER_NAME, constructed_by(self.context, owner))
-
-    def _named_and_unbuilt(self, owner: cst.BaseExpression, pattern: re.Pattern[str], made: str | None) -> bool:
-        """``owner`` (a local, or ``self.<attr>``) is held under a name ``pattern`` finds, and no class is known to
-        build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
-        return bool(pattern.search(_written_name(owner))) and (made is None or made in self.context.program.functions)
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:
         """A generator, or a lazy ``filter`` / ``map`` over one: what Dynamo cannot rebuild once consumed."""

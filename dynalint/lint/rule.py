@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
-from dynalint.analysis.instances import LocalConstructions
+from dynalint.analysis.instances import LocalConstructions, is_self
 from dynalint.lint.rewrites import Rewrite, is_tensor_arithmetic
 from dynalint.model.finding import Applicability, Confidence, Region
 from dynalint.model.selection import DOCS_URL
@@ -209,3 +209,26 @@ class LocalObjectRule(Rule):
         for param in named_parameters(node.params):
             if param.annotation is None and name.search(param.name.value):
                 self.locals.declare(param.name.value, marker)
+
+    # -- objects known by their names where frameworks hand them over (DYN509's optimizers, DYN510's loaders) ----
+    def builds_a_class(self, call: cst.Call) -> bool:
+        """A call that builds an instance of a class (``Wrapper(...)``), as opposed to a function's result: a
+        factory's (``get_optimizer(...)``, ``none_throws(self.optimizer)``), a lookup's (skorch's
+        ``getattr(self, name + "_")``) or a method's (``accelerator.prepare(optimizer)``)."""
+        resolved = self.context.resolve(call.func)
+        if resolved is None:
+            written = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+            return isinstance(written, str) and written[:1].isupper()
+        return resolved in self.context.program.classes or resolved.rpartition(".")[2][:1].isupper()
+
+    def named_and_unbuilt(self, owner: cst.BaseExpression, pattern: re.Pattern[str], made: str | None) -> bool:
+        """``owner`` (a local, or ``self.<attr>``) is held under a name ``pattern`` finds, and no class is known to
+        build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
+        return bool(pattern.search(written_name(owner))) and (made is None or made in self.context.program.functions)
+
+
+def written_name(node: cst.BaseExpression) -> str:
+    """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr``; empty for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    return node.attr.value if isinstance(node, cst.Attribute) and is_self(node.value) else ""
