@@ -2,7 +2,8 @@
 
 A receiver is a logger when the source shows how it was made: the ``logging`` module itself, a call of
 any ``getLogger`` / ``get_logger`` (a library's own factory included), a ``logging.Logger`` /
-``LoggerAdapter`` built directly, or an instance of an in-tree ``Logger`` subclass. Libraries' extra
+``LoggerAdapter`` built directly, an instance of an in-tree ``Logger`` subclass, or a module-level name of another
+module of the tree bound there to such a call (``debug.logger``, or ``logger`` imported from it). Libraries' extra
 methods (``warning_once``, ``info_once``) break like the standard ones (measured on torch 2.13).
 """
 
@@ -62,9 +63,19 @@ class LoggingCall(Rule):
             return None
         if "." not in dotted and _is_factory(self.context.summary.module_types.get(dotted)):
             return Confidence.CERTAIN
+        if self._imported_logger(receiver):
+            return Confidence.CERTAIN
         if self._is_logger_instance(receiver):
             return Confidence.CERTAIN
         return Confidence.LIKELY if LOGGER_NAME.match(dotted) else None
+
+    def _imported_logger(self, receiver: cst.BaseExpression) -> bool:
+        """``debug.logger`` or an imported ``logger``: a module-level name of another module of the tree, bound there
+        to a ``getLogger`` call (cherry's algorithms log through ``cherry.debug.logger``)."""
+        owner, _, name = (self.context.resolve(receiver) or "").rpartition(".")
+        program = self.context.program
+        defining = program.modules.get(program.canonical(owner) or owner) if owner else None
+        return defining is not None and _is_factory(defining.module_types.get(name))
 
     def _is_logger_instance(self, receiver: cst.BaseExpression) -> bool:
         """Built by ``logging.Logger(...)`` / ``LoggerAdapter(...)`` or by an in-tree subclass of one."""
