@@ -279,6 +279,10 @@ PASSTHROUGH_BUILTINS = frozenset(
     {"builtins.min", "builtins.max", "builtins.abs", "builtins.round", "builtins.sum", "builtins.list",
      "builtins.tuple", "builtins.sorted", "builtins.reversed"}
 )
+# Functions that return one of their arguments as it is, typing helpers that refine it: the position of that argument.
+# ``none_throws(self.lr_scheduler).step()`` (torchtnt) steps the scheduler itself; ``cast(T, x)`` is ``x``.
+IDENTITY_FUNCTIONS: dict[str, int] = {"pyre_extensions.none_throws": 0, "pyre_extensions.assert_is_instance": 0,
+                                      "typing.cast": 1, "typing_extensions.cast": 1}
 # Builtins that turn a tensor into a Python sequence of its rows (0-d tensors for a 1-d tensor): the
 # sequence is no tensor (``0 in list(t)`` compares item by item and does not break), its items are.
 SPLITTING_BUILTINS = frozenset({"builtins.list", "builtins.tuple"})
