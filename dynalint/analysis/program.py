@@ -59,6 +59,7 @@ _RECURRENT_FORWARDS = frozenset(f"torch.nn.modules.rnn.{layer}.forward" for laye
 
 
 PROTOCOL_BASES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
+_CALLABLE_TYPES = frozenset({"typing.Callable", "collections.abc.Callable"})
 
 
 @dataclass(frozen=True)
@@ -1306,10 +1307,20 @@ class Program:
     def call_type(self, caller: str, callee: str) -> ValueType | None:
         """What ``callee``, called inside ``caller``, returns when every function it may run agrees;
         ``None`` when none is in the tree."""
-        found = {self.return_type(c.function) for c in self.resolve_calls(caller, callee)}
+        found = {self._property_call_type(c.function) if self.is_property(c.function) else self.return_type(c.function)
+                 for c in self.resolve_calls(caller, callee)}
         if not found:
             return ValueType(Kind.TENSOR) if self._holds_tensor_functions(caller, callee) else None
         return found.pop() if len(found) == 1 else ValueType()
+
+    def _property_call_type(self, getter: str) -> ValueType:
+        """What calling a property's value gives (``self.compare(val, t)`` with ``compare`` a property): not what its
+        getter returns (the function), but that function's result, as the getter's ``Callable[..., R]`` annotation
+        says (torchtnt's ``_mode_func -> Callable[[Tensor, ...], Tensor]`` returning ``torch.lt`` or ``torch.gt``)."""
+        returns = self.functions[getter].definition.returns
+        if returns is None or returns.name not in _CALLABLE_TYPES or not returns.args:
+            return ValueType()
+        return type_hints.value_type(returns.args[-1], self.type_alias)
 
     def _holds_tensor_functions(self, caller: str, callee: str) -> bool:
         """``self._mode_func(val, threshold)`` where every value ``self._mode_func`` is given is a torch function that
