@@ -291,6 +291,15 @@ class DynamicOutputShape(Rule):
             if sides == [None, None]:
                 return None
             return Confidence.LIKELY if Confidence.LIKELY in sides or not kind.is_tensor_like else kind.confidence
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            # ``(~y) * (mat < alpha)``: a product of two masks is their ``&`` (pytorch-metric-learning's losses); a
+            # mask times anything else is a number
+            sides = [self._mask(node.left), self._mask(node.right)]
+            return None if None in sides else Confidence.LIKELY if Confidence.LIKELY in sides else sides[0]
+        if isinstance(node, cst.IfExp):
+            # ``pos_pair < m if inverted else pos_pair > m``: a mask whichever branch runs
+            sides = [self._mask(node.body), self._mask(node.orelse)]
+            return None if None in sides else Confidence.LIKELY if Confidence.LIKELY in sides else sides[0]
         if isinstance(node, cst.Call) and self._helper_mask(node):
             return Confidence.LIKELY
         if not kind.is_tensor_like:
