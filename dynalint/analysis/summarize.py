@@ -467,6 +467,13 @@ class _Summarizer(ast.NodeVisitor):
         function = self._current_function()
         dispatch.record_assignment(self.summary, function, class_name, bool(self.scopes), targets, value)
         read = dotted_name(value) if isinstance(value, ast.Attribute) else None
+        if function is not None and read and not read.startswith("self."):
+            # ``results = trainer._results`` after ``trainer = self._trainer`` (lightning's ``LightningModule.log``):
+            # the chain read through a local that holds one chain of ``self``'s attributes, and only that
+            head, _, rest = read.partition(".")
+            held = function.local_sources.get(head, [])
+            if len(held) == 1 and held[0].startswith(dispatch.REF + "self."):
+                read = f"{held[0][len(dispatch.REF):]}.{rest}"
         if function is not None and class_name is not None and read and read.startswith("self.") and len(targets) == 1 \
                 and isinstance(targets[0], ast.Name):
             # ``results = self.trainer.results``: the local is what that chain of attributes holds (``Program._chained``)
@@ -842,8 +849,9 @@ def _may_be_property(name: str) -> bool:
 
 
 def _names_class(dotted: str | None) -> bool:
-    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8)."""
-    return bool(dotted and dotted.split(".")[-1][:1].isupper())
+    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8), a private one too
+    (``_ResultCollection``, ``_BatchNorm``)."""
+    return bool(dotted and dotted.split(".")[-1].lstrip("_")[:1].isupper())
 
 
 def _strip_module_methods(call: ast.Call) -> ast.Call:
