@@ -333,6 +333,10 @@ BUILDER_MODULES: dict[str, str] = {
     "effdet": "gt_effdet",
     "pytorch_toolbelt": "gt_pytorch_toolbelt",
     "torchattacks": "gt_torchattacks",
+    "memformer": "gt_memformer",
+    "slot_attention": "gt_slot_attention",
+    "long_short_transformer": "gt_long_short_transformer",
+    "lie_transformer_pytorch": "gt_lie_transformer_pytorch",
 }
 
 

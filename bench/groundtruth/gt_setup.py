@@ -250,6 +250,10 @@ LIBRARIES: dict[str, str] = {
     "keras": "3.15.1",  # run on its torch backend (``KERAS_BACKEND=torch``); the twentieth pick
     "effdet": "0.4.1",  # the twentieth pick
     "pytorch-toolbelt": "0.8.0",  # the twentieth pick
+    "memformer": "0.3.1",  # the twenty-first pick, named after the twentieth was scored
+    "slot-attention": "1.5.2",
+    "long-short-transformer": "0.0.5",
+    "lie-transformer-pytorch": "0.0.17",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
