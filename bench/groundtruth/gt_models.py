@@ -337,6 +337,7 @@ BUILDER_MODULES: dict[str, str] = {
     "slot_attention": "gt_slot_attention",
     "long_short_transformer": "gt_long_short_transformer",
     "lie_transformer_pytorch": "gt_lie_transformer_pytorch",
+    "fairscale": "gt_fairscale",
 }
 
 

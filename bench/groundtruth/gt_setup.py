@@ -254,6 +254,7 @@ LIBRARIES: dict[str, str] = {
     "slot-attention": "1.5.2",
     "long-short-transformer": "0.0.5",
     "lie-transformer-pytorch": "0.0.17",
+    "fairscale": "0.4.13",  # joined the twenty-first pick before any of its builders was written
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
