@@ -338,6 +338,10 @@ BUILDER_MODULES: dict[str, str] = {
     "long_short_transformer": "gt_long_short_transformer",
     "lie_transformer_pytorch": "gt_lie_transformer_pytorch",
     "fairscale": "gt_fairscale",
+    "deepspeed": "gt_deepspeed",
+    "torchdistill": "gt_torchdistill",
+    "torch_frame": "gt_torch_frame",
+    "stanza": "gt_stanza",
 }
 
 

@@ -255,6 +255,9 @@ LIBRARIES: dict[str, str] = {
     "long-short-transformer": "0.0.5",
     "lie-transformer-pytorch": "0.0.17",
     "fairscale": "0.4.13",  # joined the twenty-first pick before any of its builders was written
+    "torchdistill": "1.1.5",  # joined the twenty-first pick before any of its builders was written
+    "pytorch-frame": "0.3.0",
+    "stanza": "1.15.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
@@ -267,6 +270,13 @@ WITHOUT_DEPS: dict[str, str] = {
     "litgpt": "0.5.13",
     "openai-whisper": "20250625",
     "torchattacks": "3.5.1",  # pins requests~=2.25, older than the bench's; it downloads nothing here (twentieth pick)
+}
+
+
+# Built from a source distribution against the environment's own torch (``--no-build-isolation``): in an
+# isolated build pip would resolve a torch of its own, unconstrained, for the setup script to import.
+WITHOUT_BUILD_ISOLATION: dict[str, str] = {
+    "deepspeed": "0.19.8",  # its setup script only records the torch it sees; no kernel is built (twenty-first pick)
 }
 
 
@@ -284,6 +294,7 @@ def commands(venv: Path) -> list[list[str]]:
         pip + [f"torch=={TORCH}"],
         pip + pinned,
         pip + ["--no-deps"] + [f"{name}=={version}" for name, version in WITHOUT_DEPS.items()],
+        pip + ["--no-build-isolation"] + [f"{name}=={version}" for name, version in WITHOUT_BUILD_ISOLATION.items()],
         pip + ["-e", str(ROOT)],  # dynalint, whose own requirements (libcst, click) are light
     ]
 
