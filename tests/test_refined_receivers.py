@@ -65,3 +65,49 @@ def test_dynamo_breaks_where_dynalint_says() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM) == flagged()
+
+
+def test_a_local_bound_to_a_cast_holds_what_it_casts() -> None:
+    """The unwrapping is the analysis's (``instances.handed_back``), not DYN509's: a local bound to ``cast(T, x)``,
+    or to ``x`` itself, alone or unpacked from a tuple, holds what ``x`` holds, here the optimizer and the
+    scheduler ``__init__`` built (measured by the torch test below)."""
+    assert flagged(ALIASES) == {15, 16}
+
+
+ALIASES = """\
+from typing import cast
+
+import torch
+
+
+class Unit:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.lr_scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=1)
+
+    def on_epoch_end(self, x):
+        scheduler = self.lr_scheduler
+        opt, steps = cast(torch.optim.Optimizer, self.optimizer), 0
+        opt.zero_grad()
+        scheduler.step()
+        return self.model(x).sum()
+
+
+unit = Unit(torch.nn.Linear(2, 2))
+torch.compile(unit.on_epoch_end, backend="eager")(torch.rand(3, 2))
+"""
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_the_aliases_calls() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(ALIASES) == flagged(ALIASES)
+
+
+def test_a_name_unpacked_from_an_unknown_value_forgets_what_it_held() -> None:
+    """``opt, n = make()`` rebinds ``opt`` to something not known element-wise: it holds no known object after."""
+    unpacked = ALIASES.replace("opt, steps = cast(torch.optim.Optimizer, self.optimizer), 0",
+                               "opt = self.optimizer\n        opt, steps = self.model.state(), 0")
+    assert flagged(unpacked) == {17}

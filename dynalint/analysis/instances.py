@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.dispatch import REF, argument_of
-from dynalint.analysis.torch_facts import NN_TENSOR_CLASSES
+from dynalint.analysis.torch_facts import IDENTITY_FUNCTIONS, NN_TENSOR_CLASSES
 from dynalint.analysis.type_hints import class_of_type
 
 if TYPE_CHECKING:
@@ -25,8 +25,22 @@ if TYPE_CHECKING:
 
 
 
+def handed_back(context: LintContext, node: cst.BaseExpression) -> cst.BaseExpression:
+    """What ``node`` is once a typing helper that returns its argument as it is is seen through: ``x`` for
+    ``none_throws(x)`` or ``cast(T, x)`` (``torch_facts.IDENTITY_FUNCTIONS``; torchtnt's
+    ``none_throws(self.lr_scheduler).step()``), nested ones too; ``node`` itself otherwise."""
+    while isinstance(node, cst.Call):
+        position = IDENTITY_FUNCTIONS.get(context.resolve(node.func) or "")
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if position is None or position >= len(positional):
+            break
+        node = positional[position].value
+    return node
+
+
 def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None:
     """Qualified name of the callable that built ``node``'s object (a class in the tree: its qualified name)."""
+    node = handed_back(context, node)
     if isinstance(node, cst.Name):
         if node.value in context.values.env:
             return None
@@ -144,6 +158,29 @@ def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved
     return in_tree if in_tree is not None else (resolved or written)
 
 
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression
+           ) -> Iterable[tuple[str, cst.BaseExpression | None]]:
+    """The names an assignment binds, each with the expression it gets (``None`` where not known element-wise)."""
+    if isinstance(target, cst.Name):
+        yield target.value, value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        elements = [e.value for e in target.elements]
+        values = ([e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
+                  and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+                  else None)
+        for position, element in enumerate(elements):
+            known = values[position] if values is not None and len(values) == len(elements) else None
+            yield from _pairs(element, known) if known is not None else _unknown(element)
+
+
+def _unknown(target: cst.BaseExpression) -> Iterable[tuple[str, None]]:
+    if isinstance(target, cst.Name):
+        yield target.value, None
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _unknown(element.value)
+
+
 class LocalConstructions:
     """What built each local of the function being linted, for rules that track objects they know by their
     constructor (``opt = torch.optim.Adam(...)``, ``bar = tqdm(...)``): the callee's qualified name where
@@ -166,17 +203,24 @@ class LocalConstructions:
         self._scopes.pop()
 
     def bind(self, context: LintContext, node: cst.Assign | cst.AnnAssign) -> None:
-        """``name = Callee(...)``, or ``name: Declared = Callee(...)``; an annotation without a value binds nothing."""
+        """``name = Callee(...)``, or ``name: Declared = Callee(...)``; an annotation without a value binds nothing.
+        ``a, b = Callee(...), other`` binds each name to its own element; a name unpacked from anything else holds
+        no known object from then on."""
         if node.value is None:
             return
-        built = (context.resolve(node.value.func) or class_of_parameter(context, node.value.func)
-                 if isinstance(node.value, cst.Call) else None)
-        scope = self._scopes[-1]
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
-            if isinstance(target, cst.Name):
-                name = target.value
+            for name, value in _pairs(target, node.value):
+                built = self._held_by(context, value) if value is not None else None
+                scope = self._scopes[-1]
                 scope[name] = built if scope.get(name, built) == built else None
+
+    def _held_by(self, context: LintContext, value: cst.BaseExpression) -> str | None:
+        value = handed_back(context, value)
+        if isinstance(value, cst.Call):
+            return context.resolve(value.func) or class_of_parameter(context, value.func)
+        # ``opt = cast(Optimizer, self.optimizer)``, ``scheduler = self.scheduler``: what the value holds.
+        return self.built(value) or constructed_by(context, value)
 
     def declare(self, name: str, built: str) -> None:
         """Take ``name`` as built by ``built`` from here on (a parameter's annotation, ``iter(loader)``)."""

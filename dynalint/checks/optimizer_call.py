@@ -26,8 +26,7 @@ import re
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
-from dynalint.analysis.instances import class_of_parameter, constructed_by, stored_from_parameter
-from dynalint.analysis.torch_facts import IDENTITY_FUNCTIONS
+from dynalint.analysis.instances import class_of_parameter, constructed_by, handed_back, stored_from_parameter
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -158,7 +157,7 @@ class OptimizerCall(LocalObjectRule):
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
-        receiver = self._refined(func.value)
+        receiver = handed_back(self.context, func.value)
         func = func.with_changes(value=receiver) if receiver is not func.value else func
         scaler = self._grad_scaler(func.value) if func.attr.value in GRAD_SCALER_METHODS else None
         if scaler is not None:
@@ -184,16 +183,6 @@ class OptimizerCall(LocalObjectRule):
             # ``step()`` traces.
             self.report(node, confidence=Confidence.LIKELY if held == ANY_OPTIMIZER else None,
                         call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
-
-    def _refined(self, receiver: cst.BaseExpression) -> cst.BaseExpression:
-        """What a typing helper hands back as it is: ``x`` for ``none_throws(x)`` or ``cast(T, x)`` (torchtnt's
-        ``none_throws(self.lr_scheduler).step()``); the receiver itself otherwise."""
-        if isinstance(receiver, cst.Call):
-            position = IDENTITY_FUNCTIONS.get(self.context.resolve(receiver.func) or "")
-            positional = [a for a in receiver.args if a.keyword is None and not a.star]
-            if position is not None and position < len(positional):
-                return positional[position].value
-        return receiver
 
     def _grad_scaler(self, owner: cst.BaseExpression) -> Confidence | None:
         """Whether ``owner`` is the AMP loss scaler: built as one (the rule's own confidence), declared one (``self.
