@@ -79,9 +79,9 @@ def test_a_rebound_local_is_no_longer_an_optimizer_and_muon_steps_without_breaki
 
         @torch.compile
         def fit(x, params):
-            opt = torch.optim.SGD(params)
-            opt = make_other()
-            opt.step()
+            solver = torch.optim.SGD(params)
+            solver = make_other()
+            solver.step()
             muon = torch.optim.Muon(params)
             muon.step()
             muon.zero_grad()
@@ -437,13 +437,13 @@ def test_a_nested_function_sees_the_enclosing_functions_optimizer_unless_a_param
 
         @torch.compile
         def train(model, x):
-            opt = torch.optim.SGD(list(model.parameters()))
+            sgd = torch.optim.SGD(list(model.parameters()))
 
             def step():
-                opt.step()
+                sgd.step()
 
-            def other(opt):
-                opt.step()
+            def other(sgd):
+                sgd.step()
 
             step()
             other(x)
@@ -515,3 +515,79 @@ def test_a_generator_bound_to_a_local_or_wrapped_in_filter_gives_the_function_up
     """)
     found = lint_source(source, "fit.py", Config(select=("DYN509",)))
     assert [(f.start.line, f.gives_up_frame) for f in found] == [(7, True), (14, True), (21, False), (22, False)]
+
+
+# Optimizers handed over by frameworks, known only by how they are named: an attribute of any object (avalanche's
+# plugins zero ``strategy.optimizer``), an item of a collection named for them (skrl's ``self.optimizers[uid]``),
+# the short names ``opt`` and ``optim`` (lightning's ``opt = self.optimizers()``), and a local that takes one.
+HANDED_OVER = """\
+import torch
+
+
+class Strategy:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.optimizers = {"a": torch.optim.SGD(model.parameters(), lr=0.1)}
+
+
+def after(strategy, x):
+    loss = strategy.model(x).sum()
+    strategy.optimizer.zero_grad()
+    return loss
+
+
+def per_agent(strategy, x):
+    loss = strategy.model(x).sum()
+    strategy.optimizers["a"].zero_grad()
+    return loss
+
+
+def with_opt(opt, model, x):
+    loss = model(x).sum()
+    opt.zero_grad()
+    return loss
+
+
+def module_zero(model, x):
+    model.zero_grad()
+    return model(x).sum()
+
+
+def optim_local(model, x):
+    optim = strategy.optimizer
+    optim.zero_grad()
+    return model(x).sum()
+
+
+model = torch.nn.Linear(2, 2)
+strategy = Strategy(model)
+x = torch.rand(3, 2)
+torch.compile(after, backend="eager")(strategy, x)
+torch.compile(per_agent, backend="eager")(strategy, x)
+torch.compile(with_opt, backend="eager")(strategy.optimizer, model, x)
+torch.compile(module_zero, backend="eager")(model, x)
+torch.compile(optim_local, backend="eager")(model, x)
+"""
+
+
+def test_optimizers_handed_over_are_known_by_their_names() -> None:
+    findings = lint_source(HANDED_OVER, "plugins.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in findings] == [(13, "likely"), (19, "likely"), (25, "likely"),
+                                                                      (36, "likely")]
+
+
+def test_a_module_is_no_optimizer_and_a_description_of_one_is_none() -> None:
+    """``model.zero_grad()`` traces (measured below); ``opt_kwargs`` / ``optim_cls`` describe an optimizer."""
+    source = HANDED_OVER.replace("optim = strategy.optimizer\n", "optim = strategy.optimizer_cls\n")
+    source = source.replace("def with_opt(opt, model, x):", "def with_opt(opt_kwargs, model, x):").replace(
+        "    opt.zero_grad()", "    opt_kwargs.zero_grad()")
+    assert [f.start.line for f in lint_source(source, "plugins.py", Config(select=("DYN509",)))] == [13, 19]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_optimizers_handed_over_are_zeroed() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(HANDED_OVER, "plugins.py", Config(select=("DYN509",)))
+    assert dynamo_break_lines(HANDED_OVER) == {f.start.line for f in found}

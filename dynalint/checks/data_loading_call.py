@@ -24,7 +24,7 @@ import libcst as cst
 
 from dynalint.analysis import type_hints
 from dynalint.analysis.cst_walk import named_parameters
-from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.instances import constructed_by, is_self
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -136,8 +136,10 @@ class DataLoadingCall(LocalObjectRule):
 
     def _named_attribute(self, node: cst.BaseExpression) -> bool:
         """``self.train_loader`` that no class of the tree is known to build (laplace keeps the loader its ``fit``
-        was given, then loops over it in ``functional_variance``): the attribute counterpart of a local so named."""
-        return isinstance(node, cst.Attribute) and self.named_and_unbuilt(
+        was given, then loops over it in ``functional_variance``): the attribute counterpart of a local so named.
+        Only ``self``'s: a loader read off another object is not taken by its name (the ground truth saw
+        pytorch-accelerated's callbacks' ``len(trainer._train_dataloader)`` trace without a break)."""
+        return isinstance(node, cst.Attribute) and is_self(node.value) and self.named_and_unbuilt(
             node, LOADER_NAME, constructed_by(self.context, node))
 
     def _data(self, node: cst.BaseExpression) -> str | None:

@@ -45,7 +45,7 @@ NAMED_OPTIMIZER = "<a parameter named as an optimizer>"
 # ``optimizer_cls``, ``optimizer_kwargs``, ``optimizer_idx``, ``optimizer_closure``).
 _ABOUT_AN_OPTIMIZER = ("name|names|cls|class|type|kwargs|args|config|cfg|conf|params|param|state|states|idx|index|id|"
                        "key|keys|fn|func|factory|builder|closure|dict|spec|options|opts|init|lr|step|steps|list")
-OPTIMIZER_NAME = re.compile(rf"(?:^|_)optimi[sz]er(?:_(?!(?:{_ABOUT_AN_OPTIMIZER})_?$)[A-Za-z0-9]+)?_?$")
+OPTIMIZER_NAME = re.compile(rf"(?:^|_)(?:optimi[sz]er|optim|opt)(?:_(?!(?:{_ABOUT_AN_OPTIMIZER})_?$)[A-Za-z0-9]+)?_?$")
 
 
 # Module methods that return generators: an optimizer built from one consumes it, and Dynamo cannot rebuild the
@@ -131,7 +131,8 @@ class OptimizerCall(LocalObjectRule):
     def visit_Assign(self, node: cst.Assign) -> None:
         """``params = model.parameters()``: a local generator. ``optimizer = set_optimizer(model, name)``: a local
         named as an optimizer, made by a function of the tree (a factory, which may build it with a dynamic
-        ``getattr(torch.optim, name)``) or a method of ``self``, is likely one."""
+        ``getattr(torch.optim, name)``) or a method of ``self``, is likely one; so is a local that takes an attribute
+        or an item known as an optimizer only by its name (``optim = strategy.optimizer``)."""
         super().visit_Assign(node)
         names = [target.target.value for target in node.targets if isinstance(target.target, cst.Name)]
         if self._holds_generator(node.value):
@@ -140,6 +141,10 @@ class OptimizerCall(LocalObjectRule):
         elif isinstance(node.value, cst.Call) and not self.builds_a_class(node.value):
             for name in names:
                 if OPTIMIZER_NAME.search(name) and not self._held(cst.Name(name)):
+                    self.locals.declare(name, NAMED_OPTIMIZER)
+        elif isinstance(node.value, (cst.Attribute, cst.Subscript)) and self._held(node.value) == ANY_OPTIMIZER:
+            for name in names:
+                if not self._held(cst.Name(name)):
                     self.locals.declare(name, NAMED_OPTIMIZER)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -221,7 +226,7 @@ class OptimizerCall(LocalObjectRule):
         ``self.optimizer = get_optimizer(optimizer, self.network)``), by the caller, by a framework's ``prepare``
         (pytorch-accelerated's ``self.optimizer = prepared_components[1]``) or from outside the tree: the attribute
         counterpart of a local so named, ``likely`` as that is."""
-        return isinstance(owner, cst.Attribute) and self.named_and_unbuilt(
+        return isinstance(owner, (cst.Attribute, cst.Subscript)) and self.named_and_unbuilt(
             owner, OPTIMIZER_NAME, constructed_by(self.context, owner))
 
     def _holds_generator(self, node: cst.BaseExpression) -> bool:

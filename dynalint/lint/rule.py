@@ -222,13 +222,20 @@ class LocalObjectRule(Rule):
         return resolved in self.context.program.classes or resolved.rpartition(".")[2][:1].isupper()
 
     def named_and_unbuilt(self, owner: cst.BaseExpression, pattern: re.Pattern[str], made: str | None) -> bool:
-        """``owner`` (a local, or ``self.<attr>``) is held under a name ``pattern`` finds, and no class is known to
-        build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
+        """``owner`` (a local, an attribute or an item of a collection, ``written_name``) is held under a name
+        ``pattern`` finds, and no class is known to build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
         return bool(pattern.search(written_name(owner))) and (made is None or made in self.context.program.functions)
 
 
 def written_name(node: cst.BaseExpression) -> str:
-    """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr``; empty for anything else."""
+    """The name a value is held under: ``x`` for ``x``, ``attr`` for ``self.attr`` or ``strategy.attr`` (avalanche's
+    plugins step ``strategy.optimizer``), the singular of a collection's name for one of its items
+    (``optimizer`` for ``self.optimizers[uid]``, skrl's agents); empty for anything else."""
     if isinstance(node, cst.Name):
         return node.value
-    return node.attr.value if isinstance(node, cst.Attribute) and is_self(node.value) else ""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        collection = written_name(node.value)
+        return collection[:-1] if len(collection) > 1 and collection.endswith("s") else ""
+    return ""
