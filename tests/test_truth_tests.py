@@ -130,6 +130,44 @@ def test_a_tensor_asked_only_under_a_python_test_is_likely_and_names_it(body: st
     assert f"only when `{condition}`" in message
 
 
+GUARDED = """\
+import torch
+
+
+def f(x, flag, truncated):
+    if flag and truncated.any():
+        x = x + 1
+    if (flag and
+            truncated.any()):
+        x = x + 2
+    if not isinstance(flag, bool) or x.sum() > 0:
+        x = x * 2
+    return x
+
+
+torch.compile(f, backend="eager")(torch.randn(3), True, torch.tensor([True]))
+"""
+
+
+def test_a_tensor_asked_under_a_python_test_is_reported_on_itself() -> None:
+    """The finding spans the operand Python asks only under the test (skrl's ``if self.cfg.time_limit_bootstrap and
+    truncated.any():``), not the whole test; on a test spread over lines it starts at the statement, where Dynamo
+    places the break."""
+    found = lint_source(GUARDED, "guarded.py", Config(select=("DYN102",)))
+    lines = GUARDED.splitlines()
+    assert [(f.start.line, f.start.column) for f in found] == [(5, 17), (7, 5), (10, 38)]
+    assert lines[4][16:].startswith("truncated.any()") and lines[9][37:].startswith("x.sum() > 0")
+    assert all(f.confidence.value == "likely" for f in found)
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_the_lines_of_the_guarded_operands() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(GUARDED, "guarded.py", Config(select=("DYN102",)))
+    assert dynamo_break_lines(GUARDED) == {f.start.line for f in found}
+
+
 def test_the_result_of_tensor_or_python_is_the_tensor_only_when_the_tensor_is_true() -> None:
     """``kept = t.all() or flag`` asks the tensor where it stands (certain); a later ``if kept`` asks it
     again only when it was true, since otherwise ``kept`` is the flag."""

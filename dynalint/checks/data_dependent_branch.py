@@ -198,7 +198,9 @@ class DataDependentBranch(Rule):
             condition = static or reached_when or self.context.values.condition_of(value)
             if condition is not None:
                 shown = condition if len(condition) <= _SHOWN_CONDITION else condition[: _SHOWN_CONDITION - 3] + "..."
-                self.report(node, confidence=Confidence.LIKELY, gb_ids=gb_ids, pattern=pattern, statement=at, construct=f"{construct} (only when `{shown}`)")
+                # On the operand asked only under the condition (``flag and t.any()``: ``t.any()``), not the whole test.
+                self.report(value, confidence=Confidence.LIKELY, gb_ids=gb_ids, pattern=pattern, statement=at or node,
+                            construct=f"{construct} (only when `{shown}`)")
             else:
                 self.report(node, confidence=kind.confidence, gb_ids=gb_ids, pattern=pattern, statement=at,
                             construct=construct,
