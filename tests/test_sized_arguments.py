@@ -72,3 +72,55 @@ def test_dynamo_breaks_where_dynalint_says() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM) == set(flagged()) == {6, 11, 16, 21, 26}
+
+
+# What is no size from a tensor's values: sizes spread out of ``*prompt.shape`` into names (speculative-decoding's
+# ``batch, prompt_seq_len, out, device = *prompt.shape, prompt.clone(), prompt.device``), and a module's attribute
+# that shares a tensor method's name (pytorch-toolbelt's squeeze-and-excitation ``self.expand = nn.Conv2d(...)``).
+NO_SIZES = """\
+import torch
+from torch import nn
+
+
+def spread(prompt):
+    batch, seq_len, out, device = *prompt.shape, prompt.clone(), prompt.device
+    batch_range = torch.arange(batch, device=device)[..., None]
+    total = torch.arange(seq_len)
+    return out + batch_range.sum() + total.sum()
+
+
+class SCSE(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.squeeze = nn.Conv2d(channels, 1, kernel_size=1)
+        self.expand = nn.Conv2d(1, channels, kernel_size=1)
+
+    def forward(self, x: torch.Tensor):
+        y = self.squeeze(x)
+        y = self.expand(y)
+        return x * y.sigmoid()
+
+
+def spread_counts(x):
+    head, n = *x.shape[:1], (x > 0).sum()
+    return torch.arange(n) + head
+
+
+torch.compile(spread, backend="eager")(torch.ones(2, 3, dtype=torch.long))
+torch.compile(SCSE(4), backend="eager")(torch.randn(1, 4, 3, 3))
+torch.compile(spread_counts, backend="eager")(torch.randn(3))
+"""
+
+
+def test_sizes_spread_from_a_shape_and_a_modules_attribute_are_no_tensor_sizes() -> None:
+    """Only ``n``, the item after the spread shape, holds a tensor: ``torch.arange(n)`` is the one finding."""
+    found = lint_source(NO_SIZES, "no_sizes.py", Config(select=("DYN109",)))
+    assert [f.start.line for f in found] == [26]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_only_on_the_size_from_a_tensor() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(NO_SIZES, "no_sizes.py", Config(select=("DYN109",)))
+    assert dynamo_break_lines(NO_SIZES) == {f.start.line for f in found}

@@ -23,6 +23,7 @@ import libcst as cst
 from typing import TYPE_CHECKING
 
 from dynalint.analysis.cst_walk import named_parameters
+from dynalint.analysis.instances import enclosing_class, is_self
 from dynalint.analysis.torch_facts import SIZED_FACTORIES, SIZED_METHODS
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rule import Rule
@@ -109,8 +110,17 @@ class DataDependentSize(Rule):
             self._check(node, f"{resolved}()", SIZED_FACTORIES[resolved])
         elif resolved is None and isinstance(func, cst.Attribute) and func.attr.value in SIZED_METHODS:
             receiver = self.context.kind(func.value)
+            if self._of_a_plain_self(func):
+                return  # ``self.expand(y)`` in a module: its attribute (an ``nn.Conv2d``), not ``Tensor.expand``
             if receiver.may_be_tensor and not (receiver is not Kind.TENSOR and _array_then_shape(node)):
                 self._check(node, f"Tensor.{func.attr.value}()", SIZED_METHODS[func.attr.value])
+
+    def _of_a_plain_self(self, func: cst.Attribute) -> bool:
+        """``self.<name>`` in a method of a class that is no ``torch.Tensor`` subclass: ``self`` is no tensor."""
+        if not is_self(func.value):
+            return False
+        cls = enclosing_class(self.context)
+        return cls is not None and not self.context.program.is_tensor_subclass(cls)
 
     def _check(self, node: cst.Call, call: str, places: tuple[tuple[int, ...] | None, frozenset[str]]) -> None:
         positions, keywords = places
