@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
+from dynalint.analysis.dispatch import NEW
+from dynalint.analysis.instances import enclosing_class, is_self
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import (
     BOOL_DTYPES,
@@ -278,6 +280,8 @@ class DynamicOutputShape(Rule):
                     _named_as_mask(node.value) and maybe_tensor):
                 return Confidence.LIKELY  # an entry point's input: nothing in the tree made it, the name is all there is
             return None
+        if isinstance(node, cst.Attribute) and self._made_and_named_as_mask(node):
+            return Confidence.LIKELY
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
             return self._mask(node.expression)
         kept = self._kept_mask(node)
@@ -309,6 +313,19 @@ class DynamicOutputShape(Rule):
         if isinstance(node, cst.Call):
             return kind.confidence if self._is_predicate(node) else None
         return None
+
+    def _made_and_named_as_mask(self, node: cst.Attribute) -> bool:
+        """``self.same_class_mask``: an attribute named as a mask that its class makes with a call (pytorch-metric-
+        learning's regularizer builds ``torch.zeros(..., dtype=torch.bool)`` in ``__init__`` and sets it in place),
+        never known as anything but a tensor. The dtype is not read: the name is what says boolean (``likely``)."""
+        if not (is_self(node.value) and _named_as_mask(node.attr.value)):
+            return False
+        kind = self.context.kind(node)
+        cls = enclosing_class(self.context)
+        if cls is None or not (kind.is_tensor_like or kind in (Kind.INPUT, Kind.UNKNOWN)):
+            return False
+        sources = [source for _, source in self.context.program.attribute_sources(cls, node.attr.value)]
+        return any(source.startswith(NEW) for source in sources)
 
     def _helper_mask(self, call: cst.Call) -> bool:
         """``logits[is_known(labels)]``: a helper of the tree that returns a mask as it makes it on every ``return``
