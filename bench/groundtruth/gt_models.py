@@ -342,6 +342,12 @@ BUILDER_MODULES: dict[str, str] = {
     "torchdistill": "gt_torchdistill",
     "torch_frame": "gt_torch_frame",
     "stanza": "gt_stanza",
+    "torch_fidelity": "gt_torch_fidelity",
+    "pretrainedmodels": "gt_pretrainedmodels",
+    "pytorchvideo": "gt_pytorchvideo",
+    "minGRU_pytorch": "gt_minGRU_pytorch",
+    "mmdit": "gt_mmdit",
+    "flamingo_pytorch": "gt_flamingo_pytorch",
 }
 
 

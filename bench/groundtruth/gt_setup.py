@@ -258,6 +258,12 @@ LIBRARIES: dict[str, str] = {
     "torchdistill": "1.1.5",  # joined the twenty-first pick before any of its builders was written
     "pytorch-frame": "0.3.0",
     "stanza": "1.15.0",
+    "torch-fidelity": "0.4.0",  # the twenty-second pick, named after the twenty-first was scored
+    "pretrainedmodels": "0.7.4",
+    "pytorchvideo": "0.1.5",
+    "minGRU-pytorch": "0.2.1",
+    "mmdit": "0.3.0",
+    "flamingo-pytorch": "0.1.2",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
