@@ -74,29 +74,18 @@ def test_a_local_bound_to_a_cast_holds_what_it_casts() -> None:
     assert flagged(ALIASES) == {15, 16}
 
 
-ALIASES = """\
-from typing import cast
-
-import torch
-
-
-class Unit:
-    def __init__(self, model):
-        self.model = model
-        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        self.lr_scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=1)
-
-    def on_epoch_end(self, x):
+ALIASES = PROGRAM.replace("""\
+        loss = self.model(x).sum()
+        cast(torch.optim.Optimizer, self.optimizer).zero_grad()
+        cast(torch.optim.lr_scheduler.LRScheduler, self.lr_scheduler).step()
+        return loss
+""", """\
         scheduler = self.lr_scheduler
         opt, steps = cast(torch.optim.Optimizer, self.optimizer), 0
         opt.zero_grad()
         scheduler.step()
         return self.model(x).sum()
-
-
-unit = Unit(torch.nn.Linear(2, 2))
-torch.compile(unit.on_epoch_end, backend="eager")(torch.rand(3, 2))
-"""
+""")
 
 
 @pytest.mark.torch
