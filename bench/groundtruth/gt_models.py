@@ -348,6 +348,9 @@ BUILDER_MODULES: dict[str, str] = {
     "minGRU_pytorch": "gt_minGRU_pytorch",
     "mmdit": "gt_mmdit",
     "flamingo_pytorch": "gt_flamingo_pytorch",
+    "pytorch_pfn_extras": "gt_pytorch_pfn_extras",
+    "torcheval": "gt_torcheval",
+    "tez": "gt_tez",
 }
 
 

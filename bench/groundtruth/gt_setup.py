@@ -264,6 +264,9 @@ LIBRARIES: dict[str, str] = {
     "minGRU-pytorch": "0.2.1",
     "mmdit": "0.3.0",
     "flamingo-pytorch": "0.1.2",
+    "pytorch-pfn-extras": "0.9.0",  # joined the twenty-second pick before any of their builders was written
+    "torcheval": "0.0.7",
+    "tez": "0.7.2",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
