@@ -99,3 +99,27 @@ def named_parameters(params: cst.Parameters) -> list[cst.Param]:
     """The parameters that have a name of their own: positional-only, positional and keyword-only (not ``*args``
     nor ``**kwargs``), in order."""
     return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def display_sources(target: cst.Tuple | cst.List, value: cst.BaseExpression | None
+                    ) -> list[cst.BaseExpression | cst.StarredElement] | None:
+    """What each element of an unpacking ``target`` gets from a tuple or list display ``value``, position by
+    position. One starred item of the display (``batch, n, out = *prompt.shape, prompt.clone()``) stands for the
+    targets between those the items before and after it take, each given as that ``StarredElement``. With a starred
+    target, items are paired position by position where the counts match. ``None`` where the display does not line
+    up, or ``value`` is no display."""
+    if not isinstance(value, (cst.Tuple, cst.List)):
+        return None
+    items = list(value.elements)
+    stars = [i for i, e in enumerate(items) if isinstance(e, cst.StarredElement)]
+    if not stars or any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return [e.value for e in items] if len(items) == len(target.elements) else None
+    if len(stars) > 1 or len(items) - 1 > len(target.elements):
+        return None
+    star = stars[0]
+    spreading = items[star]
+    assert isinstance(spreading, cst.StarredElement)
+    before: list[cst.BaseExpression | cst.StarredElement] = [e.value for e in items[:star]]
+    after: list[cst.BaseExpression | cst.StarredElement] = [e.value for e in items[star + 1:]]
+    starred: list[cst.BaseExpression | cst.StarredElement] = [spreading] * (len(target.elements) - len(items) + 1)
+    return [*before, *starred, *after]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dynalint.analysis.cst_walk import display_sources
 from dynalint.analysis.dispatch import REF, argument_of
 from dynalint.analysis.torch_facts import IDENTITY_FUNCTIONS, NN_TENSOR_CLASSES
 from dynalint.analysis.type_hints import class_of_type
@@ -160,17 +161,18 @@ def _qualify(context: LintContext, module: ModuleSummary, written: str, resolved
 
 def _pairs(target: cst.BaseExpression, value: cst.BaseExpression
            ) -> Iterable[tuple[str, cst.BaseExpression | None]]:
-    """The names an assignment binds, each with the expression it gets (``None`` where not known element-wise)."""
+    """The names an assignment binds, each with the expression it gets (``None`` where not known element-wise: a
+    starred item on either side leaves the whole unpacking unknown)."""
     if isinstance(target, cst.Name):
         yield target.value, value
     elif isinstance(target, (cst.Tuple, cst.List)):
-        elements = [e.value for e in target.elements]
-        values = ([e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
-                  and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
-                  else None)
-        for position, element in enumerate(elements):
-            known = values[position] if values is not None and len(values) == len(elements) else None
-            yield from _pairs(element, known) if known is not None else _unknown(element)
+        sources = display_sources(target, value)
+        if sources is not None and any(isinstance(s, cst.StarredElement) for s in sources) or any(
+                isinstance(e, cst.StarredElement) for e in target.elements):
+            sources = None
+        for position, element in enumerate(e.value for e in target.elements):
+            known = sources[position] if sources is not None else None
+            yield from _pairs(element, known) if isinstance(known, cst.BaseExpression) else _unknown(element)
 
 
 def _unknown(target: cst.BaseExpression) -> Iterable[tuple[str, None]]:

@@ -223,7 +223,8 @@ class LocalObjectRule(Rule):
 
     def named_and_unbuilt(self, owner: cst.BaseExpression, pattern: re.Pattern[str], made: str | None) -> bool:
         """``owner`` (a local, an attribute or an item of a collection, ``written_name``) is held under a name
-        ``pattern`` finds, and no class is known to build it: nothing is (``made`` is ``None``), or a function of the tree is (a factory's result)."""
+        ``pattern`` finds, and no class is known to build it: nothing is (``made`` is ``None``), or a function of
+        the tree is (a factory's result)."""
         return bool(pattern.search(written_name(owner))) and (made is None or made in self.context.program.functions)
 
 

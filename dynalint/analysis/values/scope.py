@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from dynalint.analysis.cst_walk import descendants, named_parameters, subclass_test
+from dynalint.analysis.cst_walk import descendants, display_sources, named_parameters, subclass_test
 from dynalint.analysis.qualified_names import ImportTable, dotted_name
 from dynalint.analysis.summary import attribute_pattern, formatted_pattern
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
@@ -169,35 +169,11 @@ class ValueScope:
         return scope
 
     # -- bindings -----------------------------------------------------------------------------
-    @staticmethod
-    def _element_sources(value: cst.BaseExpression | None, target: cst.Tuple | cst.List
-                         ) -> list[cst.BaseExpression | cst.StarredElement] | None:
-        """What each element of ``target`` gets from a tuple or list display ``value``, position by position; one
-        starred item of the display (``batch, n, out = *prompt.shape, prompt.clone()``) stands for the targets
-        between those the items before and after it take, each given as that ``StarredElement``. ``None`` where
-        the display does not line up (a starred target, more items than targets)."""
-        if not isinstance(value, (cst.Tuple, cst.List)):
-            return None
-        items = list(value.elements)
-        stars = [i for i, e in enumerate(items) if isinstance(e, cst.StarredElement)]
-        if not stars or any(isinstance(e, cst.StarredElement) for e in target.elements):
-            return [e.value for e in items] if len(items) == len(target.elements) else None
-        if len(stars) > 1 or len(items) - 1 > len(target.elements):
-            return None
-        star = stars[0]
-        spread = len(target.elements) - (len(items) - 1)
-        spreading = items[star]
-        assert isinstance(spreading, cst.StarredElement)
-        before: list[cst.BaseExpression | cst.StarredElement] = [e.value for e in items[:star]]
-        after: list[cst.BaseExpression | cst.StarredElement] = [e.value for e in items[star + 1:]]
-        starred: list[cst.BaseExpression | cst.StarredElement] = [spreading] * spread
-        return [*before, *starred, *after]
-
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, kind: Kind | None = None) -> None:
         """Record ``target = value`` (``kind`` overrides the value's own kind, e.g. loop targets)."""
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
-            sources = self._element_sources(value, target) if kind is None else None
+            sources = display_sources(target, value) if kind is None else None
             structure = self.structure(value) if value is not None and kind is None and sources is None else None
             unpacked = structure.elements if structure is not None else None
             if unpacked is not None and len(unpacked) != len(elements):
