@@ -38,6 +38,9 @@ INSTANCE_CALL = "()"  # suffix of a call site's callee: ``Helper(...)(x)`` is re
 # A method of a new instance, called at once: ``Helper(...).run(x)`` is recorded as ``Helper().run``.
 INSTANCE_METHOD = INSTANCE_CALL + "."
 INSTANCES = (NEW, NEW_ITEM)
+# Calls whose value is a copy of their argument, an instance of the same class (as written: ``from copy import
+# deepcopy`` is the usual import).
+_COPIES = frozenset({"copy.copy", "copy.deepcopy", "deepcopy"})
 # How ``getattr(receiver, name)(...)`` is recorded when ``name`` is a parameter: ``receiver.{name}``, each string
 # the function's callers pass for ``name`` being a method it may call (``named_parameter`` reads it back).
 NAMED_BY = "{%s}"
@@ -133,6 +136,8 @@ def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
         return [NEW + function.param_defaults[written]]
     if function is not None and written in function.local_sources:
         return _made(function.local_sources[written])
+    if written in _COPIES and call.args:  # ``copy.deepcopy(reducer)`` holds an instance of what ``reducer`` holds
+        return sources(call.args[0], function)
     return [NEW + written, *_picked_from(call, function, written)]
 
 

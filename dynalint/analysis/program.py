@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
+from dynalint.analysis.named_classes import NamedClasses
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -132,6 +133,7 @@ class Program:
     callers: dict[str, list[tuple[str, CallSite]]] = field(default_factory=dict, repr=False)
     _passed_memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     _by_name_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _named_classes_memo: NamedClasses | None = field(default=None, repr=False)
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _interfaces_memo: dict[str, int] = field(default_factory=dict, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
@@ -784,8 +786,12 @@ class Program:
             held = [(module, dispatch.ITEM + callee[: -len(dispatch.REGISTRY_CALL)])]
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
             own_class = module.qualify(function.class_name)
-            return self._held_or_bound(module, function, self.attribute_sources(own_class, parts[1])) or [
+            sources = self.attribute_sources(own_class, parts[1])
+            found = self._held_or_bound(module, function, sources) or [
                 f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
+            # a parameter stored, or nothing assigned: a caller outside the tree may hand in what the name names
+            named = [f for cls in self._named_if_handed_in(sources, parts[1]) for f in self.instance_call(cls)]
+            return list(dict.fromkeys(found + named))
         elif len(parts) >= 4 and parts[0] == "self" and function.class_name:
             # ``self.trainer.fit_loop.run()``: through what each attribute is declared (a property's annotated
             # return too) or given
@@ -798,7 +804,10 @@ class Program:
             if declared:
                 return self._methods_of(declared, parts[2])
             methods = self._methods_of(self.held_classes(own_class, parts[1]), parts[2])
-            if any(source.startswith(dispatch.ARGUMENT) for _, source in self.attribute_sources(own_class, parts[1])):
+            sources = self.attribute_sources(own_class, parts[1])
+            named = self._methods_of(self._named_if_handed_in(sources, parts[1]), parts[2])
+            methods = list(dict.fromkeys(methods + named))
+            if any(source.startswith(dispatch.ARGUMENT) for _, source in sources):
                 # a parameter stored: a caller outside the tree may pass another class, found by the method's name
                 return list(dict.fromkeys(methods + self._by_name(module, function, callee)))
             return methods
@@ -809,7 +818,8 @@ class Program:
             # and, the callers outside the tree being unknown, each method of that name (``_by_name``)
             if parts[1] not in self._methods_by_name():
                 return []  # no class of the tree defines it (``x.view(...)``): nothing the callers pass can run it
-            passed = self._methods_of(self.parameter_classes(module, function, parts[0]), parts[1])
+            passed = self._methods_of([*self.parameter_classes(module, function, parts[0]),
+                                       *self.named_classes(parts[0])], parts[1])
             return list(dict.fromkeys(passed + self._by_name(module, function, callee)))
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
@@ -857,6 +867,19 @@ class Program:
                    for target in self._targets(module, function, written) + self._overrides(module, function, written)]
         held = [(where, source) for where, source in held if not source.startswith(dispatch.REF + "self.")]
         return list(dict.fromkeys(methods + [t for where, source in held for t in self._run(where, source, 0)]))
+
+    def named_classes(self, value_name: str) -> list[str]:
+        """The classes of the tree that a value's name names (``variational_strategy``: ``VariationalStrategy``
+        and the classes whose names end so), the last resort of dispatch (``named_classes.py``)."""
+        if self._named_classes_memo is None:
+            self._named_classes_memo = NamedClasses(self.classes)
+        return self._named_classes_memo.named(value_name)
+
+    def _named_if_handed_in(self, sources: list[tuple[ModuleSummary, str]], attr: str) -> list[str]:
+        """The classes ``self.<attr>`` names, where what it holds comes from outside the class: a stored
+        parameter (``self.reducer = reducer``), or nothing the tree assigns."""
+        handed_in = not sources or any(source.startswith(dispatch.ARGUMENT) for _, source in sources)
+        return self.named_classes(attr) if handed_in else []
 
     def _by_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
         """``value.method(...)`` on a value whose class the tree does not tell (a parameter, a result, an
