@@ -787,11 +787,11 @@ class Program:
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
             own_class = module.qualify(function.class_name)
             sources = self.attribute_sources(own_class, parts[1])
-            found = self._held_or_bound(module, function, sources) or [
+            given = self._held_or_bound(module, function, sources) or [
                 f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
             # a parameter stored, or nothing assigned: a caller outside the tree may hand in what the name names
             named = [f for cls in self._named_if_handed_in(sources, parts[1]) for f in self.instance_call(cls)]
-            return list(dict.fromkeys(found + named))
+            return list(dict.fromkeys(given + named))
         elif len(parts) >= 4 and parts[0] == "self" and function.class_name:
             # ``self.trainer.fit_loop.run()``: through what each attribute is declared (a property's annotated
             # return too) or given
