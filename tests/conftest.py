@@ -6,9 +6,11 @@ that adds a line to the checkout's ``git status`` (``checkout_status``) fails, w
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -126,16 +128,66 @@ def _collected_programs() -> list[str]:
             if (attr == "PROGRAM" or attr.startswith("PROGRAM_")) and isinstance(program, str)]
 
 
-def run_snippets(snippets: list[dict[str, str]], timeout: float = 600) -> dict[str, dict]:
-    """Run programs under real Dynamo in one subprocess; ``{id: {"breaks": [...], "error": ...}}``."""
+class _SnippetServer:
+    """One ``run_snippets.py --serve`` process for the whole test run: torch is imported once, not once per torch
+    test (about 4 s each on a 2-core machine). A request that kills it, or outlasts its time, fails that test
+    alone; the next request starts a fresh process."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[str] | None = None
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # snippet output: a pipe could fill up
+
+    def ask(self, snippets: list[dict[str, str]], timeout: float) -> dict[str, dict]:
+        if self._process is None or self._process.poll() is not None:
+            self._stderr.seek(0)
+            self._stderr.truncate()
+            self._process = subprocess.Popen(
+                [sys.executable, str(HARNESS / "run_snippets.py"), "--serve"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._stderr, text=True, cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps(snippets) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            line = process.stdout.readline() if ready else ""
+        except BrokenPipeError:
+            line = ""
+        if not line:
+            process.kill()  # dead already, or still running what outlasted its time
+            process.wait()
+            self._process = None
+            self._stderr.seek(0)
+            raise AssertionError(f"the snippet harness gave no answer (within {timeout:.0f} s):\n"
+                                 + self._stderr.read()[-4000:])
+        return json.loads(line)
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            assert process.stdin is not None
+            process.stdin.close()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+_SERVER = _SnippetServer()
+atexit.register(_SERVER.close)
+
+
+def run_snippets(snippets: list[dict[str, str]], timeout: float = 600, fresh: bool = False) -> dict[str, dict]:
+    """Run programs under real Dynamo; ``{id: {"breaks": [...], "error": ...}}``. In the run's harness process, or
+    with ``fresh`` in a process of their own, whose history is only theirs: some of Dynamo's answers depend on what
+    the process ran before (the first ``torch.optim.Adam`` built in a process breaks with GB0467, a later one with
+    GB0008, measured on torch 2.13), so what is compared with a table measured in a fresh process runs in one."""
+    if not fresh:
+        return _SERVER.ask(snippets, timeout)
     completed = subprocess.run(
-        [sys.executable, str(HARNESS / "run_snippets.py")],
-        input=json.dumps(snippets),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+        [sys.executable, str(HARNESS / "run_snippets.py")], input=json.dumps(snippets), capture_output=True,
+        text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert completed.returncode == 0, completed.stderr[-4000:]
     return json.loads(completed.stdout)

@@ -185,7 +185,7 @@ def fix_results() -> dict[str, dict]:
         original = page.blocks("Example")[index - 1]
         snippets += [{"id": f"{original.id}-before", "source": original.source, "compare_eager": True},
                      {"id": f"{original.id}-after", "source": source, "compare_eager": True}]
-    return run_snippets(snippets)
+    return run_snippets(snippets, fresh=True)
 
 
 @pytest.mark.torch
@@ -217,7 +217,7 @@ def _close(got: object, want: object) -> bool:
 
 @pytest.fixture(scope="session")
 def dynamo_results() -> dict[str, dict]:
-    return run_snippets(observations.harness_snippets(EXAMPLES + USE_INSTEAD, PAGES))
+    return run_snippets(observations.harness_snippets(EXAMPLES + USE_INSTEAD, PAGES), fresh=True)
 
 
 def _annotated(block: rule_pages.Block) -> set[int]:

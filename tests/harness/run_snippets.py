@@ -5,7 +5,10 @@ proves the rule pages with it. It runs user code with the verify stage's own pie
 (``dynalint.verify.usercode``, ``dynalint.verify.observe``), so the pages are proved by the same
 observer that ``--verify`` uses.
 
-Usage: ``python tests/harness/run_snippets.py [--timeout S] < snippets.json``
+Usage: ``python tests/harness/run_snippets.py [--timeout S] < snippets.json``, or with ``--serve``: one request
+per line of stdin (a JSON list of snippets), one line of results per request on stdout, until stdin closes. The
+torch tests' ``conftest.run_snippets`` keeps one such process for the whole run, so that torch is imported once
+and not once per test.
 
 stdin:  ``[{"id": str, "source": str, "ranks"?: [int], "compare_eager"?: bool}, ...]``, each source a
         complete program that imports torch, compiles a function and calls it.
@@ -356,11 +359,12 @@ def run_ranks(
 
 
 def run_all(
-    snippets: list[dict[str, Any]], timeout: float = 0, backend: str | None = "eager"
+    snippets: list[dict[str, Any]], timeout: float = 0, backend: str | None = "eager", first: int = 0
 ) -> dict[str, dict[str, Any]]:
+    """Each snippet's result by its id; the snippets run as ``snippet_<first>.py``, ``snippet_<first + 1>.py``..."""
     results: dict[str, dict[str, Any]] = {}
     try:
-        for n, snippet in enumerate(snippets):
+        for n, snippet in enumerate(snippets, first):
             try:
                 options = options_of(snippet)
             except ValueError as e:
@@ -386,19 +390,35 @@ def harness_parser(description: str, timeout: float, unit: str) -> argparse.Argu
     return parser
 
 
-def answer_in_json(compute: Callable[[str | None], object], backend: str) -> int:
-    """Run ``compute(backend)`` with user output sent to stderr; stdout carries the JSON results only."""
+def answer_in_json(compute: Callable[[str | None], object], backend: str, indent: int | None = 2) -> int:
+    """Run ``compute(backend)`` with user output sent to stderr; stdout carries the JSON results only (on one
+    line with ``indent=None``)."""
     out = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
         results = compute(None if backend == "none" else backend)
-    json.dump(results, out, indent=2)
+    json.dump(results, out, indent=indent)
     out.write("\n")
     out.flush()
     return 0
 
 
+def serve(timeout: float, backend: str) -> int:
+    """Answer one request per line of stdin until it closes; each snippet gets a file name of its own across
+    requests, so no two programs of one process share one."""
+    served = 0
+    for line in sys.stdin:
+        snippets = json.loads(line)
+        answer_in_json(lambda chosen: run_all(snippets, timeout, chosen, first=served), backend, indent=None)
+        served += len(snippets)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = harness_parser(__doc__.splitlines()[0], 120.0, "snippet").parse_args(argv)
+    parser = harness_parser(__doc__.splitlines()[0], 120.0, "snippet")
+    parser.add_argument("--serve", action="store_true", help="answer one JSON request per line until stdin closes")
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve(args.timeout, args.backend)
     snippets = json.load(sys.stdin)
     return answer_in_json(lambda backend: run_all(snippets, args.timeout, backend), args.backend)
 
