@@ -351,6 +351,14 @@ BUILDER_MODULES: dict[str, str] = {
     "pytorch_pfn_extras": "gt_pytorch_pfn_extras",
     "torcheval": "gt_torcheval",
     "tez": "gt_tez",
+    "zennit": "gt_zennit",
+    "tltorch": "gt_tltorch",
+    "heavyball": "gt_heavyball",
+    "ring_attention_pytorch": "gt_ring_attention_pytorch",
+    "deformable_attention": "gt_deformable_attention",
+    "agent_attention_pytorch": "gt_agent_attention_pytorch",
+    "h_transformer_1d": "gt_h_transformer_1d",
+    "tsl": "gt_tsl",
 }
 
 

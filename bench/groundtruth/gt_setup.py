@@ -267,6 +267,14 @@ LIBRARIES: dict[str, str] = {
     "pytorch-pfn-extras": "0.9.0",  # joined the twenty-second pick before any of their builders was written
     "torcheval": "0.0.7",
     "tez": "0.7.2",
+    "zennit": "0.5.1",  # the twenty-third pick (following), named while the twenty-second waits for its score
+    "tensorly-torch": "0.5.0",
+    "heavyball": "3.2.1",
+    "ring-attention-pytorch": "0.5.20",
+    "deformable-attention": "0.0.20",
+    "agent-attention-pytorch": "0.1.7",
+    "h-transformer-1d": "0.1.9",
+    "torch-spatiotemporal": "0.9.5",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
