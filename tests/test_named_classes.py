@@ -158,3 +158,38 @@ def test_a_short_name_names_none_and_one_naming_too_many_names_those_of_exactly_
     assert NamedClasses([*many, "pkg.Op"]).named("op") == []
     assert NamedClasses([*many, "pkg.Block", "pkg.base._Block"]).named("block") == ["pkg.Block", "pkg.base._Block"]
     assert NamedClasses(many[:MAX_NAMED_CLASSES]).named("block") == many[:MAX_NAMED_CLASSES]
+
+
+
+IMPORTED = """\
+import torch
+from torch import nn
+
+
+class CrossAttention(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(4, 1)
+
+    def forward(self, x):
+        return self.attention(x, x, x)[0]
+
+
+torch.compile(Block())
+"""
+
+
+def test_a_value_built_from_an_imported_class_is_not_taken_by_its_name() -> None:
+    """``self.attention = nn.MultiheadAttention(...)``: torch's class, outside the tree, is what it holds; the tree's
+    ``CrossAttention`` is not reached from the compiled ``Block`` (its ``forward`` stays a ``likely`` region of its
+    own, with no compile site)."""
+    found = lint_source(IMPORTED, "blocks.py", Config(select=("DYN102",)))
+    assert [(f.start.line, f.confidence.value) for f in found] == [(7, "likely")]
+    assert found[0].region is not None and "Block.forward" not in found[0].region.describe()

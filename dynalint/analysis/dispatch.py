@@ -12,6 +12,8 @@ comes from, as written in the file (``program.py`` resolves it against the tree 
   (``reduce_fn(...)``), whose values are the arguments of its calls.
 - ``name:N``: the string ``"N"``, an identifier, handed to a function that looks an attribute up by it
   (``call_event("on_train_step_end", self)`` into ``getattr(callback, event)(...)``).
+- ``none:``: ``None`` passed as an argument: nothing to run, but a value the tree does pass
+  (``Attention(None)``), so the parameter's name is not asked what it holds (``named_classes.py``).
 
 Recorded: every value ``self.attr`` is given in any method, locals bound to a registry item or to one
 of several instances, module-level dict literals of callables (registries), functions that store a
@@ -30,7 +32,7 @@ from dynalint.analysis.qualified_names import dotted_name
 if TYPE_CHECKING:
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
 
-NEW, REF, ITEM, NEW_ITEM, ARGUMENT, NAME = "new:", "ref:", "item:", "newitem:", "arg:", "name:"
+NEW, REF, ITEM, NEW_ITEM, ARGUMENT, NAME, NONE = "new:", "ref:", "item:", "newitem:", "arg:", "name:", "none:"
 # The key ``call_arguments`` keeps a ``super().<method>(...)`` call under: ``<calling class>@super().<method>``.
 SUPER_CALL = "@super()."
 REGISTRY_CALL = "[]"  # suffix of a call site's callee: ``FUNCS[name](x)`` is recorded as ``FUNCS[]``
@@ -325,6 +327,8 @@ def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, 
             found = _functions_handed(summary, function, arg)
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.isidentifier():
             found = [NAME + arg.value]  # the name of a method a ``getattr`` in the callee may look up
+        elif isinstance(arg, ast.Constant) and arg.value is None and (is_method or constructor):
+            found = [NONE]
         elif isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
             # ``lambda y_pred, y: _score(y_pred, y, weights)`` stands for the function its body calls.
             called = dotted_name(arg.body.func)

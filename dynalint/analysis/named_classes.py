@@ -18,8 +18,9 @@ from collections.abc import Iterable
 # A name naming more classes than this says too little (``model`` in a library of models): only the classes of
 # exactly that name are taken.
 MAX_NAMED_CLASSES = 12
-# A name shorter than this is a variable's, not a class's (``fn``, ``op``, ``m``).
-_MIN_NAME_LENGTH = 4
+# A class name spelled shorter than this is an abbreviation or a variable's (``fn``, ``op``, ``attn``: diffusers'
+# ``self.attn`` is an attention, not one of its ``*CrossAttn`` blocks).
+_MIN_NAME_LENGTH = 5
 
 
 def class_name_for(value_name: str) -> str:

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
 from dynalint.analysis.named_classes import NamedClasses
+from dynalint.analysis.qualified_names import BUILTIN_NAMES
 from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -103,6 +104,13 @@ class AttributeType:
     def is_torch_layer(self) -> bool:
         """Built by a ``torch.nn`` constructor: calling it runs a torch layer."""
         return bool(self.constructor and self.constructor.startswith("torch.nn."))
+
+
+def _imported(module: ModuleSummary, source: str) -> bool:
+    """A dispatch source naming what the module imports, or a builtin (``new:nn.MultiheadAttention``, ``new:dict``)."""
+    kind, _, written = source.partition(":")
+    head = written.partition(".")[0]
+    return kind + ":" in (dispatch.NEW, dispatch.REF) and (head in module.imports.aliases or head in BUILTIN_NAMES)
 
 
 def _from_constructor(source: str) -> bool:
@@ -787,11 +795,9 @@ class Program:
         elif len(parts) == 2 and parts[0] == "self" and function.class_name:
             own_class = module.qualify(function.class_name)
             sources = self.attribute_sources(own_class, parts[1])
-            given = self._held_or_bound(module, function, sources) or [
-                f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)]
-            # a parameter stored, or nothing assigned: a caller outside the tree may hand in what the name names
-            named = [f for cls in self._named_if_handed_in(sources, parts[1]) for f in self.instance_call(cls)]
-            return list(dict.fromkeys(given + named))
+            return self._held_or_bound(module, function, sources) or [
+                f for cls in self.declared_classes(own_class, parts[1]) for f in self.instance_call(cls)] or [
+                f for cls in self._named_if_unknown(sources, parts[1]) for f in self.instance_call(cls)]
         elif len(parts) >= 4 and parts[0] == "self" and function.class_name:
             # ``self.trainer.fit_loop.run()``: through what each attribute is declared (a property's annotated
             # return too) or given
@@ -805,8 +811,7 @@ class Program:
                 return self._methods_of(declared, parts[2])
             methods = self._methods_of(self.held_classes(own_class, parts[1]), parts[2])
             sources = self.attribute_sources(own_class, parts[1])
-            named = self._methods_of(self._named_if_handed_in(sources, parts[1]), parts[2])
-            methods = list(dict.fromkeys(methods + named))
+            methods = methods or self._methods_of(self._named_if_unknown(sources, parts[1]), parts[2])
             if any(source.startswith(dispatch.ARGUMENT) for _, source in sources):
                 # a parameter stored: a caller outside the tree may pass another class, found by the method's name
                 return list(dict.fromkeys(methods + self._by_name(module, function, callee)))
@@ -818,8 +823,9 @@ class Program:
             # and, the callers outside the tree being unknown, each method of that name (``_by_name``)
             if parts[1] not in self._methods_by_name():
                 return []  # no class of the tree defines it (``x.view(...)``): nothing the callers pass can run it
-            passed = self._methods_of([*self.parameter_classes(module, function, parts[0]),
-                                       *self.named_classes(parts[0])], parts[1])
+            parameter = [(module, source) for source in dispatch.parameter_sources(function, parts[0])]
+            passed = self._methods_of(self.parameter_classes(module, function, parts[0]), parts[1]) or (
+                self._methods_of(self._named_if_unknown(parameter, parts[0]), parts[1]))
             return list(dict.fromkeys(passed + self._by_name(module, function, callee)))
         elif len(parts) == 1 and callee in function.local_sources:
             return self._held_or_bound(module, function, [(module, source) for source in function.local_sources[callee]])
@@ -875,11 +881,24 @@ class Program:
             self._named_classes_memo = NamedClasses(self.classes)
         return self._named_classes_memo.named(value_name)
 
-    def _named_if_handed_in(self, sources: list[tuple[ModuleSummary, str]], attr: str) -> list[str]:
-        """The classes ``self.<attr>`` names, where what it holds comes from outside the class: a stored
-        parameter (``self.reducer = reducer``), or nothing the tree assigns."""
-        handed_in = not sources or any(source.startswith(dispatch.ARGUMENT) for _, source in sources)
-        return self.named_classes(attr) if handed_in else []
+    def _named_if_unknown(self, sources: list[tuple[ModuleSummary, str]], name: str) -> list[str]:
+        """The classes ``name`` names, asked where nothing the tree gives the value resolved to a class: what it
+        holds is handed in from outside the tree (gpytorch's ``self.variational_strategy = variational_strategy``,
+        which no call of the library passes), made by a call the tree cannot follow, or given nowhere. Not where
+        every value the tree gives it is ``None`` (``Attention(None)``): that is all it holds. Nor where the tree
+        builds it from what it imports (``self.attn = nn.MultiheadAttention(...)``): a class outside the tree."""
+        if sources and all(self._only_none(where, source) for where, source in sources):
+            return []
+        if any(_imported(where, source) for where, source in sources):
+            return []
+        return self.named_classes(name)
+
+    def _only_none(self, module: ModuleSummary, source: str) -> bool:
+        """A parameter that the calls of the tree pass, and pass only ``None``."""
+        if not source.startswith(dispatch.ARGUMENT):
+            return False
+        calls = self._passing_calls(module, source[len(dispatch.ARGUMENT):])
+        return bool(calls) and all(found == [dispatch.NONE] for _, _, found in calls)
 
     def _by_name(self, module: ModuleSummary, function: FunctionSummary, callee: str) -> list[str]:
         """``value.method(...)`` on a value whose class the tree does not tell (a parameter, a result, an
@@ -1091,14 +1110,20 @@ class Program:
         module of the call, source)``: for a method of a class, its subclasses' ``super().<method>(...)`` too
         (the handing class is that subclass), and for a constructor the ``Cls(...)`` calls (not other classes'
         ``__init__`` calls of that name)."""
+        return [(handing, where, item) for handing, where, found in self._passing_calls(module, written)
+                for item in found]
+
+    def _passing_calls(self, module: ModuleSummary, written: str) -> list[tuple[str | None, ModuleSummary, list[str]]]:
+        """The calls of the tree that pass a value for the parameter ``written`` names (``_passed_for``), as
+        ``(handing class, module of the call, sources of the value)``: a value with no source (``None``) too."""
         setter, position, name = written.rsplit(":", 2)
         owner, _, method = setter.rpartition(".")
         direct = self._arguments_of(method if method != "__init__" else owner.rpartition(".")[2])
         calls = [*((None, call) for call in direct),
                  *((sub, call) for sub in self._subclasses().get(module.qualify(owner), ())
                    for call in self._arguments_of(f"{sub}{dispatch.SUPER_CALL}{method}"))]
-        return [(handing, where, item) for handing, (where, at, keyword, found) in calls
-                if at == int(position) or keyword == name for item in found]
+        return [(handing, where, found) for handing, (where, at, keyword, found) in calls
+                if at == int(position) or keyword == name]
 
     def held_classes(self, class_qualified: str, attr: str) -> list[str]:
         """The classes of the instances ``self.attr`` is given (``TrustRegion() if strategy is None else strategy``:
