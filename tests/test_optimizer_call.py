@@ -591,3 +591,91 @@ def test_dynamo_breaks_where_optimizers_handed_over_are_zeroed() -> None:
 
     found = lint_source(HANDED_OVER, "plugins.py", Config(select=("DYN509",)))
     assert dynamo_break_lines(HANDED_OVER) == {f.start.line for f in found}
+
+
+# Learning-rate schedulers handed over: made by a callable named as one (poutyne's ``self.torch_lr_scheduler(...)``),
+# or named only ``scheduler`` and stepped as a learning-rate scheduler is (catalyst's and lightning's ``scheduler.
+# step()``, a metric for ``ReduceLROnPlateau``). A sampler's ``step(model_output, t, sample)`` (diffusers') traces.
+PROGRAM_HANDED_SCHEDULERS = """\
+import torch
+
+
+class SchedulerCallback:
+    def __init__(self, scheduler_class, **kwargs):
+        self.torch_lr_scheduler = scheduler_class
+        self.kwargs = kwargs
+        self.scheduler = None
+
+    def on_train_begin(self, optimizer):
+        self.scheduler = self.torch_lr_scheduler(optimizer, **self.kwargs)
+
+    def on_epoch_end(self, x):
+        self.scheduler.step()
+        return x * 2
+
+
+def scheduler_step(scheduler, x, metric=None):
+    if metric is None:
+        scheduler.step()
+    else:
+        scheduler.step(metric)
+    return x + 1
+
+
+class Sampler:
+    def step(self, model_output, timestep, sample):
+        return sample - 0.1 * model_output
+
+
+class Pipeline:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def denoise(self, x):
+        return self.scheduler.step(x * 0.5, 3, x)
+
+
+weights = torch.nn.Parameter(torch.ones(2))
+optimizer = torch.optim.SGD([weights], lr=0.1)
+callback = SchedulerCallback(torch.optim.lr_scheduler.StepLR, step_size=2)
+callback.on_train_begin(optimizer)
+torch.compile(callback.on_epoch_end, backend="eager")(torch.ones(2))
+torch.compile(scheduler_step, backend="eager")(torch.optim.lr_scheduler.StepLR(optimizer, step_size=2), torch.ones(2))
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+torch.compile(scheduler_step, backend="eager")(plateau, torch.ones(2), 0.5)
+torch.compile(Pipeline(Sampler()).denoise, backend="eager")(torch.ones(2))
+"""
+
+
+def test_schedulers_handed_over_are_known_by_their_names_and_their_steps() -> None:
+    findings = lint_source(PROGRAM_HANDED_SCHEDULERS, "callbacks.py", Config(select=("DYN509",)))
+    assert [(f.start.line, f.confidence.value) for f in findings] == [(14, "likely"), (20, "likely"), (22, "likely")]
+
+
+def test_a_scheduler_stepped_with_a_model_output_a_timestep_and_a_sample_is_a_sampler() -> None:
+    assert "self.scheduler.step(x * 0.5, 3, x)" in PROGRAM_HANDED_SCHEDULERS.splitlines()[35]
+    assert 36 not in {f.start.line for f in lint_source(PROGRAM_HANDED_SCHEDULERS, "callbacks.py",
+                                                        Config(select=("DYN509",)))}
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_where_schedulers_handed_over_are_stepped() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(PROGRAM_HANDED_SCHEDULERS, "callbacks.py", Config(select=("DYN509",)))
+    assert dynamo_break_lines(PROGRAM_HANDED_SCHEDULERS) == {f.start.line for f in found}
+
+
+def test_a_tree_with_schedulers_of_its_own_does_not_take_a_plain_scheduler_for_torch_s() -> None:
+    """mmengine defines ``_ParamScheduler`` with a ``step`` of its own (which traces) and steps ``scheduler.step()``
+    over its runner's schedulers: in a tree with such a class, the name alone says nothing. A ``*Scheduler`` deriving
+    from a ``torch.optim.lr_scheduler`` class (catalyst's ``BaseScheduler``) is a learning-rate scheduler and does not
+    count."""
+    own = PROGRAM_HANDED_SCHEDULERS.replace("class Sampler:", "class ParamScheduler:\n    def step(self):\n"
+                                            "        return 0\n\n\nclass Sampler:")
+    lines = {f.start.line for f in lint_source(own, "callbacks.py", Config(select=("DYN509",)))}
+    assert lines == {14}
+    derived = PROGRAM_HANDED_SCHEDULERS.replace(
+        "class Sampler:", "class WarmupScheduler(torch.optim.lr_scheduler.LRScheduler):\n    def step(self):\n"
+        "        return super().step()\n\n\nclass Sampler:")
+    assert {f.start.line for f in lint_source(derived, "callbacks.py", Config(select=("DYN509",)))} == {14, 20, 22}

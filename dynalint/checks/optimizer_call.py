@@ -66,6 +66,13 @@ SCHEDULER_METHODS = frozenset({"step", "get_last_lr", "get_lr"})
 # A value named as a learning-rate scheduler (skorch's ``lr_scheduler.step(score)``, torchtnt's ``self.lr_scheduler``)
 # is likely one. Only so named: diffusers' ``noise_scheduler.step(...)`` is a sampler of the tree, which traces.
 SCHEDULER_NAME = re.compile(r"(?:^|_)lr_?scheduler_?$")
+# A value named only ``scheduler`` is as often a diffusion sampler, whose ``step`` takes the model's output, the
+# timestep and the sample (diffusers' ``self.scheduler.step(noise_pred, t, latents)``, which traces), as a
+# learning-rate scheduler, whose ``step`` takes nothing, a metric or an epoch (catalyst's ``scheduler.step()``,
+# poutyne's ``self.scheduler.step(logs[self.monitor])``, lightning's ``scheduler.step(epoch=...)``): it is taken for
+# one only at such a ``step``, or at ``get_last_lr()`` / ``get_lr()``, which samplers do not have.
+PLAIN_SCHEDULER_NAME = re.compile(r"^_*sched(?:uler)?_?$")
+_LR_STEP_KEYWORDS = frozenset({"epoch", "metrics"})
 # The mixed-precision loss scaler: ``scale(loss)``, ``step(optimizer)``, ``unscale_(optimizer)`` and ``update()`` are
 # functions Dynamo skips (GB0008, measured on torch 2.13 for ``torch.amp.GradScaler("cpu")``; skrl steps its
 # optimizers this way).
@@ -84,6 +91,17 @@ def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
     key = owner.slice[0].slice.value
     name = key.attr.value if isinstance(key, cst.Attribute) else key.value if isinstance(key, cst.Name) else ""
     return bool(OPTIMIZER_NAME.search(name.lower()))
+
+
+def _an_lr_scheduler_call(call: cst.Call) -> bool:
+    """``get_last_lr()`` / ``get_lr()``, or a ``step`` given at most one positional argument (a metric) and no keyword
+    but ``epoch`` or ``metrics``: what a learning-rate scheduler's methods take, and a sampler's ``step`` does not."""
+    assert isinstance(call.func, cst.Attribute)
+    if call.func.attr.value != "step":
+        return True
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    return len(positional) <= 1 and keywords <= _LR_STEP_KEYWORDS and not any(a.star for a in call.args)
 
 
 def scheduler_class(qualified: str | None) -> str | None:
@@ -114,6 +132,7 @@ class OptimizerCall(LocalObjectRule):
     help = ("Compile the model's forward and loss, and build, zero and step the optimizer and its scheduler outside "
             "the compiled code")
     gb_ids = ("GB0467", "GB0008", "GB0025", "GB8335")
+    _own_schedulers: bool | None = None  # ``_schedulers_of_its_own``, computed once per rule instance
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
@@ -173,7 +192,7 @@ class OptimizerCall(LocalObjectRule):
                         call=f"GradScaler.{func.attr.value}()", breaks_in_callee_frame=stepped, confidence=scaler)
             return
         if func.attr.value in SCHEDULER_METHODS:
-            scheduler = self._scheduler(func.value)
+            scheduler = self._scheduler(func.value, node)
             if scheduler:
                 self.report(node, confidence=Confidence.LIKELY if scheduler == SCHEDULER_BASE else None, gb_ids=("GB0008",),
                             pattern="lr_scheduler", call=f"{scheduler.rpartition('.')[2]}.{func.attr.value}()")
@@ -200,15 +219,35 @@ class OptimizerCall(LocalObjectRule):
             return Confidence.LIKELY
         return Confidence.LIKELY if self.named_and_unbuilt(owner, SCALER_NAME, built) else None
 
-    def _scheduler(self, owner: cst.BaseExpression) -> str | None:
-        """The scheduler class that built ``owner``; ``LRScheduler`` where it is only declared one (``likely``)."""
+    def _scheduler(self, owner: cst.BaseExpression, call: cst.Call) -> str | None:
+        """The scheduler class that built ``owner``; ``LRScheduler`` (``likely``) where it is only declared one, named
+        as one, or made by a callable named as one (poutyne's ``self.torch_lr_scheduler(optimizer)``, deepspeed's
+        ``self.client_lr_scheduler(...)``, classes handed in)."""
         made = self.locals.built(owner) or constructed_by(self.context, owner)
         built = scheduler_class(made)
         if built:
             return built
         if any(scheduler_class(name) for name in self.context.declared(owner)):
             return SCHEDULER_BASE
+        if made is not None and SCHEDULER_NAME.search(made.rpartition(".")[2].lower()):
+            return SCHEDULER_BASE
+        if (self.named_and_unbuilt(owner, PLAIN_SCHEDULER_NAME, made) and _an_lr_scheduler_call(call)
+                and not self._schedulers_of_its_own()):
+            return SCHEDULER_BASE
         return SCHEDULER_BASE if self.named_and_unbuilt(owner, SCHEDULER_NAME, made) else None
+
+    def _schedulers_of_its_own(self) -> bool:
+        """Whether the tree defines scheduler classes of its own, named ``*Scheduler`` with a ``step`` and deriving
+        from no ``torch.optim.lr_scheduler`` class (mmengine's ``_ParamScheduler``, whose ``step`` traces): a value
+        named only ``scheduler`` may then be one of them, so its name does not make it a learning-rate scheduler."""
+        if self._own_schedulers is None:
+            program = self.context.program
+            self._own_schedulers = any(
+                qualified.rpartition(".")[2].endswith("Scheduler") and program.method(qualified, "step")
+                and not any(scheduler_class(program.canonical(base)) for current in program.mro(qualified)
+                            for base in program.classes[current].definition.bases)
+                for qualified in program.classes)
+        return self._own_schedulers
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
