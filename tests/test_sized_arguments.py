@@ -125,3 +125,63 @@ def test_dynamo_breaks_only_on_the_size_from_a_tensor() -> None:
 
     found = lint_source(NO_SIZES, "no_sizes.py", Config(select=("DYN109",)))
     assert dynamo_break_lines(NO_SIZES) == {f.start.line for f in found}
+
+
+# One-element tensors made from Python numbers and sizes: Dynamo's fake tensors carry their values, so a size read
+# from one is known while tracing and does not break (measured on torch 2.13). Two elements, or another tensor's
+# values mixed in, and it breaks.
+PROGRAM_NUMBERS = """\
+import torch
+
+
+def repeat_const(x):
+    n = torch.tensor(2)
+    return x.repeat(n)
+
+
+def narrow_size(x):
+    n = torch.tensor(x.size(0)) // 2
+    return x.narrow(0, 0, n)
+
+
+def topk_max(x):
+    k = torch.maximum(torch.tensor(1), torch.tensor(x.shape[0] // 3))
+    return torch.topk(x, k=k).values
+
+
+def zeros_min(x):
+    n = min(torch.tensor(3), torch.tensor(len(x)).to(x.device))
+    return torch.zeros(n) + x.sum()
+
+
+def topk_mixed(x):
+    k = torch.tensor(2) + (x > 100).sum()
+    return x.topk(k).values
+
+
+def two_elements(x):
+    sizes = torch.tensor([2, 3])
+    return torch.zeros(sizes[1]) + x.sum()
+
+
+x = torch.randn(6)
+torch.compile(repeat_const, backend="eager")(x)
+torch.compile(narrow_size, backend="eager")(x)
+torch.compile(topk_max, backend="eager")(x)
+torch.compile(zeros_min, backend="eager")(x)
+torch.compile(topk_mixed, backend="eager")(x)
+torch.compile(two_elements, backend="eager")(x)
+"""
+
+
+def test_a_size_from_a_one_element_tensor_made_from_numbers_is_known_while_tracing() -> None:
+    found = lint_source(PROGRAM_NUMBERS, "numbers.py", Config(select=("DYN109",)))
+    assert {f.start.line for f in found} == {26, 31}
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_only_where_the_size_tensor_is_not_made_from_numbers() -> None:
+    from conftest import dynamo_break_lines
+
+    found = lint_source(PROGRAM_NUMBERS, "numbers.py", Config(select=("DYN109",)))
+    assert dynamo_break_lines(PROGRAM_NUMBERS) == {f.start.line for f in found}

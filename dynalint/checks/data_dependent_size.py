@@ -14,6 +14,12 @@ The same holds after this break: Dynamo resumes in a new frame that takes the te
 later size read from it in the rest of the same block does not break again (measured:
 ``a = torch.arange(d)`` breaks, ``b = torch.arange(0, d)`` right after it does not). The other branch of
 an ``if`` is not "later": it runs instead.
+
+Nor does a one-element tensor made from Python numbers and sizes (``torch.tensor(x.size(0)) // 2``,
+``torch.maximum(torch.tensor(1), torch.tensor(n))``, deepspeed's ``min(capacity, torch.tensor(...))``): Dynamo's
+fake tensors carry the value of such a tensor through arithmetic on others like it, so the size is known while
+it traces (measured on torch 2.13 for ``topk``, ``repeat``, ``narrow``, ``zeros`` and ``arange``). A tensor of
+two elements or more made so, or one computed from another tensor's values, breaks.
 """
 
 from __future__ import annotations
@@ -46,15 +52,19 @@ class DataDependentSize(Rule):
         # Per function, per block open in it: the tensors a break in that block made inputs of the frame
         # that resumes after it (a break dominates the rest of its block, not the other branch).
         self._resumed: list[list[set[str]]] = [[]]
+        # Names of one-element tensors made from Python numbers, per function (``_made_from_numbers``).
+        self._numbers: list[set[str]] = [set()]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
         self._parameters.append({p.name.value for p in named_parameters(params)})
         self._resumed.append([])
+        self._numbers.append(set())
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._parameters.pop()
         self._resumed.pop()
+        self._numbers.pop()
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._resumed[-1].append(set())
@@ -69,6 +79,9 @@ class DataDependentSize(Rule):
         for target in original_node.targets:
             if isinstance(target.target, cst.Name) and self._before_the_trace(original_node.value):
                 self._parameters[-1].add(target.target.value)  # ``n = self.lengths.max_len``
+            elif isinstance(target.target, cst.Name) and self._made_from_numbers(original_node.value):
+                self._rebound(target.target)
+                self._numbers[-1].add(target.target.value)  # ``k = torch.tensor(x.size(0)) // 2``
             else:
                 self._rebound(target.target)
 
@@ -78,6 +91,7 @@ class DataDependentSize(Rule):
     def _rebound(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self._parameters[-1].discard(target.value)
+            self._numbers[-1].discard(target.value)
             for block in self._resumed[-1]:
                 block.discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -97,6 +111,42 @@ class DataDependentSize(Rule):
         while isinstance(root, cst.Attribute):
             root = root.value
         return isinstance(size, cst.Attribute) and isinstance(root, cst.Name) and root.value == "self"
+
+    def _made_from_numbers(self, value: cst.BaseExpression) -> bool:
+        """A one-element tensor whose value Dynamo knows while it traces: ``torch.tensor(n)`` (also ``as_tensor``,
+        ``scalar_tensor``, ``x.new_tensor(n)``) of a Python number or size, or of a one-item display of one; a name
+        bound to one; arithmetic, ``torch.maximum``/``minimum``/``clamp``..., builtin ``min``/``max`` or a cast of
+        such tensors and Python numbers, at least one of them such a tensor."""
+        if isinstance(value, cst.Name):
+            return value.value in self._numbers[-1]
+        if isinstance(value, cst.UnaryOperation):
+            return self._made_from_numbers(value.expression)
+        if isinstance(value, cst.BinaryOperation):
+            return self._combines_numbers([value.left, value.right])
+        if not isinstance(value, cst.Call):
+            return False
+        resolved = self.context.resolve(value.func)
+        arguments = [a.value for a in value.args if not a.star]
+        if resolved in _NUMBER_TENSORS or (isinstance(value.func, cst.Attribute) and value.func.attr.value == "new_tensor"):
+            return len(arguments) >= 1 and self._a_number(arguments[0])
+        if resolved in _COMBINING or (isinstance(value.func, cst.Name) and value.func.value in ("min", "max")):
+            return self._combines_numbers(arguments)
+        func = value.func
+        return (isinstance(func, cst.Attribute) and func.attr.value in _CASTS and self._made_from_numbers(func.value)
+                and all(not self.context.kind(a).is_data_dependent for a in arguments))
+
+    def _combines_numbers(self, operands: list[cst.BaseExpression]) -> bool:
+        made = [self._made_from_numbers(operand) for operand in operands]
+        return any(made) and all(m or self._a_number(operand) for m, operand in zip(made, operands))
+
+    def _a_number(self, value: cst.BaseExpression) -> bool:
+        """A Python number or size (``n // 3``; ``x.size(0)`` or ``len(x)`` even where what ``x`` is is not known),
+        or a one-item display of one."""
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return len(value.elements) == 1 and self._a_number(value.elements[0].value)
+        if isinstance(value, cst.BinaryOperation):
+            return self._a_number(value.left) and self._a_number(value.right)
+        return self.context.kind(value) in (Kind.CONST, Kind.META) or _a_size(value)
 
     def _not_traced_tensor(self, part: cst.BaseExpression) -> bool:
         return self._before_the_trace(part) or not self.context.kind(part).is_tensor_like
@@ -127,12 +177,33 @@ class DataDependentSize(Rule):
         sizes = [a.value for index, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
                  if positions is None or index in positions]
         sizes += [a.value for a in node.args if a.keyword is not None and a.keyword.value in keywords]
-        kinds = [self.context.kind(size) for size in sizes if not _is_slice(size) and not self._before_the_trace(size)]
+        kinds = [self.context.kind(size) for size in sizes
+                 if not _is_slice(size) and not self._before_the_trace(size) and not self._made_from_numbers(size)]
         tensor_kinds = [kind for kind in kinds if kind.is_tensor_like]
         if tensor_kinds:
             self.report(node, confidence=max(tensor_kinds).confidence, call=call)
             if self._resumed[-1]:  # the frame resumed after this break takes these tensors as inputs
                 self._resumed[-1][-1].update(size.value for size in sizes if isinstance(size, cst.Name))
+
+
+# What makes a one-element tensor from a Python number, and what combines such tensors into another (``_made_from
+# _numbers``); ``.to(...)``, ``.long()`` and the like keep one.
+_NUMBER_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+_COMBINING = frozenset(f"torch.{name}" for name in (
+    "maximum", "minimum", "max", "min", "clamp", "clip", "ceil", "floor", "round", "trunc", "abs", "add", "sub",
+    "mul", "div", "floor_divide", "remainder"))
+_CASTS = frozenset({"to", "long", "int", "float", "double", "ceil", "floor", "round", "abs", "clamp", "clip"})
+
+
+def _a_size(value: cst.BaseExpression) -> bool:
+    """``x.size(0)``, ``x.shape[1]``, ``x.numel()``, ``x.dim()`` or ``len(x)``: an int whatever ``x`` is."""
+    if isinstance(value, cst.Subscript):
+        return isinstance(value.value, cst.Attribute) and value.value.attr.value == "shape"
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    return (isinstance(func, cst.Attribute) and func.attr.value in ("size", "numel", "dim") and bool(value.args) == (
+        func.attr.value == "size")) or (isinstance(func, cst.Name) and func.value == "len")
 
 
 def _array_then_shape(node: cst.Call) -> bool:
