@@ -359,6 +359,9 @@ BUILDER_MODULES: dict[str, str] = {
     "agent_attention_pytorch": "gt_agent_attention_pytorch",
     "h_transformer_1d": "gt_h_transformer_1d",
     "tsl": "gt_tsl",
+    "trainer": "gt_trainer",
+    "allegro": "gt_allegro",
+    "lightning_uq_box": "gt_lightning_uq_box",
 }
 
 

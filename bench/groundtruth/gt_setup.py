@@ -275,6 +275,9 @@ LIBRARIES: dict[str, str] = {
     "agent-attention-pytorch": "0.1.7",
     "h-transformer-1d": "0.1.9",
     "torch-spatiotemporal": "0.9.5",
+    "trainer": "0.0.36",  # joined the twenty-third pick before any of their builders was written
+    "nequip-allegro": "0.8.3",
+    "lightning-uq-box": "0.2.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
