@@ -942,6 +942,13 @@ class Program:
                     attr for attr, sources in cls.attr_sources.items() if not all(map(_from_constructor, sources)))))
         return self._attribute_names_memo
 
+    def classes_with_method(self, name: str) -> list[str]:
+        """Every class of the tree that defines method ``name`` or inherits it from a class of the tree (built from
+        the per-tree index of methods by name; the subclasses walk is memoized once per tree)."""
+        owners = (self.owner_class(method) for method in self._methods_by_name().get(name, []))
+        found = [cls for owner in owners if owner for cls in (owner, *self._subclasses().get(owner, ()))]
+        return list(dict.fromkeys(found))
+
     def _methods_by_name(self) -> dict[str, list[str]]:
         """Method name -> every method of that name a class of the tree defines itself (built once per tree)."""
         if self._by_name_memo is None:

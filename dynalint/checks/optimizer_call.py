@@ -243,10 +243,10 @@ class OptimizerCall(LocalObjectRule):
         if self._own_schedulers is None:
             program = self.context.program
             self._own_schedulers = any(
-                qualified.rpartition(".")[2].endswith("Scheduler") and program.method(qualified, "step")
+                qualified.rpartition(".")[2].endswith("Scheduler")
                 and not any(scheduler_class(program.canonical(base)) for current in program.mro(qualified)
                             for base in program.classes[current].definition.bases)
-                for qualified in program.classes)
+                for qualified in program.classes_with_method("step"))
         return self._own_schedulers
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
