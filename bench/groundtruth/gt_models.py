@@ -362,6 +362,8 @@ BUILDER_MODULES: dict[str, str] = {
     "trainer": "gt_trainer",
     "allegro": "gt_allegro",
     "lightning_uq_box": "gt_lightning_uq_box",
+    "neurodiffeq": "gt_neurodiffeq",
+    "art": "gt_art",
 }
 
 

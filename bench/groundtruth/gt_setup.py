@@ -278,6 +278,8 @@ LIBRARIES: dict[str, str] = {
     "trainer": "0.0.36",  # joined the twenty-third pick before any of their builders was written
     "nequip-allegro": "0.8.3",
     "lightning-uq-box": "0.2.0",
+    "neurodiffeq": "0.7.0",  # joined the twenty-third pick on 2026-11-29, before any builder of theirs was written
+    "adversarial-robustness-toolbox": "1.20.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
