@@ -23,7 +23,15 @@ from dynalint.analysis import dispatch, type_hints
 from dynalint.analysis.in_graph_functions import IN_GRAPH_FUNCTIONS
 from dynalint.analysis.named_classes import NamedClasses
 from dynalint.analysis.qualified_names import BUILTIN_NAMES
-from dynalint.analysis.summary import CallSite, ClassSummary, CompileSite, FunctionSummary, ModuleSummary
+from dynalint.analysis.summary import (
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    CallSite,
+    ClassSummary,
+    CompileSite,
+    FunctionSummary,
+    ModuleSummary,
+)
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     AUTOGRAD_FUNCTION_BASES,
@@ -53,6 +61,13 @@ DECLARED_COMPILED = "declared compiled"
 # half it kept precision at 0.95 where 4 did (issue 22, third round).
 _MAX_BY_NAME = 12
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
+# Decorators that leave a method's parameters as they are: a method with any other decorator may be called with
+# any arguments (a wrapper's ``*args, **kwargs``), so ``Program.accepts`` does not rule it out.
+_SIGNATURE_KEEPING = frozenset({
+    "staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod", "override", "typing.override",
+    "typing_extensions.override", "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.jit.unused",
+    "torch.jit.ignore", "torch.jit.export",
+})
 _BUILTIN_METHOD_NAMES = frozenset(name for kind in (list, dict, set, frozenset, tuple, str, bytes, int, float)
                                   for name in dir(kind) if not name.startswith("_"))
 # Dynamo does not trace an ``nn.RNN`` / ``LSTM`` / ``GRU`` (``allow_rnn`` is off): the call breaks (DYN505)
@@ -400,10 +415,34 @@ class Program:
         entry = self.functions.get(caller)
         if entry is None:
             return []
-        return [(CallSite(*record), callee) for record in entry.definition.calls
-                for callee in self.resolve_calls(caller, record[1])] + [
+        return [(site, callee) for record in entry.definition.calls for site in (CallSite(*record),)
+                for callee in self.resolve_calls(caller, record[1])
+                if not callee.via or self.accepts(callee.function, site)] + [
                 (CallSite(line, written), callee) for line, written in entry.definition.reads
                 for callee in self.resolve_read(caller, written)]
+
+    def accepts(self, qualified: str, call: CallSite) -> bool:
+        """Whether ``call``, written ``value.name(...)``, may run the method ``qualified`` of that name, as Python binds
+        arguments: dispatch by a method's name finds every class's method of that name (pypose's ``input.Exp()``
+        finds ``LieTensor.Exp(self)`` and each Lie type's ``Exp(self, x)``), and one that needs an argument the call
+        does not give, or takes fewer than it gives, or no keyword it gives, is not what runs. ``True`` whenever
+        that is not known: a splat, another callee written, a decorator that may change what it takes."""
+        definition = self.functions[qualified].definition
+        owner, _, name = definition.qualname.rpartition(".")
+        if (not call.shape_known or not definition.class_name or owner != definition.class_name
+                or call.callee.rpartition(".")[2] != name
+                or not all(decorator in _SIGNATURE_KEEPING for decorator in definition.decorators)):
+            return True
+        positional, required, flags = definition.signature
+        names = [parameter for parameter, _ in definition.params]
+        first = 0 if "staticmethod" in definition.decorators else 1  # ``self`` or ``cls`` is bound
+        given = sum(isinstance(slot, int) for slot in call.given)
+        keywords = {slot for slot in call.given if isinstance(slot, str)}
+        if given > positional - first and not flags & VAR_POSITIONAL:
+            return False
+        if not flags & VAR_KEYWORD and not keywords <= set(names[first:]):
+            return False
+        return all(parameter in keywords for parameter in names[first + given:required])
 
     def resolve_read(self, caller: str, written: str) -> list[Callee]:
         """The property getters reading ``written`` (``self.mean``, ``dist.covariance_matrix``) inside
@@ -911,8 +950,11 @@ class Program:
         found = self._methods_by_name().get(name, [])  # first: most names are no method, or too many classes'
         if (not found or len(parts) < 2 or not all(part.isidentifier() for part in parts)
                 or name.startswith("__") or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
-                or (parts[0] in ("self", "cls") and len(parts) == 2) or name in self._attribute_names()
-                or module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
+                or (parts[0] in ("self", "cls") and len(parts) == 2) or name in self._attribute_names()):
+            return []
+        # A parameter shadows what the module-level name would be (``def Exp(input): return input.Exp()``)
+        if all(parts[0] != parameter for parameter, _ in function.params) and (
+                module.imports.resolve(parts[0]) is not None or self.resolve_name(module, parts[0]) is not None):
             return []
         # counting the interfaces walks each definer's MRO: only where the definers are too many to take as they are
         return [] if len(found) > _MAX_BY_NAME and self._interfaces_defining(name) > _MAX_BY_NAME else found
@@ -1295,7 +1337,8 @@ class Program:
         if region is None or not sites or (region.entry == qualified and region.confidence is Confidence.CERTAIN):
             return frozenset()
         definition = self.functions[qualified].definition
-        names = [name for name, _ in definition.params if name not in definition.keyword_only]
+        keyword_only = definition.keyword_only
+        names = [name for name, _ in definition.params if name not in keyword_only]
         first = 1 if definition.class_name is not None and "staticmethod" not in definition.decorators else 0
         positional = dict(enumerate(names[first:]))  # a position given -> the parameter it fills
         found: set[str] | None = None

@@ -20,12 +20,16 @@ from dynalint.analysis.qualified_names import ImportTable, absolute_module, dott
 from dynalint.analysis.eager_library_calls import runs_eagerly
 from dynalint.analysis.summary import (
     UNREAD_ARGUMENTS,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
     ClassSummary,
     CompileSite,
     FunctionSummary,
     ModuleSummary,
+    Arguments,
     attribute_pattern,
     formatted_pattern,
+    unread_arguments,
 )
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
@@ -371,7 +375,9 @@ class _Summarizer(ast.NodeVisitor):
                 function.local_types[name] = annotation  # ``model: Model``; kept only if it names a class
         function.param_defaults = dispatch.parameter_defaults(node)
         function.none_defaults = dispatch.none_defaults(node)
-        function.keyword_only = tuple(a.arg for a in node.args.kwonlyargs)
+        positional = len(node.args.posonlyargs) + len(node.args.args)
+        function.signature = (positional, positional - len(node.args.defaults),
+                              (VAR_POSITIONAL if node.args.vararg else 0) | (VAR_KEYWORD if node.args.kwarg else 0))
         function.decorators = dispatch.decorators(node)
         self.summary.functions[qualname] = function
         if class_name in self.summary.classes and "property" in function.decorators:
@@ -681,7 +687,7 @@ class _Summarizer(ast.NodeVisitor):
             elif self._arguments and _may_call_the_tree(callee, resolved, function):
                 function.calls.append((node.lineno, callee, self._arguments[-1].call(node)))
             else:  # arguments not read: which parameter gets what is as unknown as behind a splat
-                function.calls.append((node.lineno, callee, UNREAD_ARGUMENTS))
+                function.calls.append((node.lineno, callee, _unread(node)))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
             if resolved and runs_eagerly(resolved):
@@ -831,6 +837,14 @@ def _compile_guard_functions(tree: ast.Module, is_compiling: Callable[[ast.expr]
 
 # Callees resolved into these never run a function of the tree: their arguments need not be read.
 _OUTSIDE_THE_TREE = ("torch.", "builtins.", "math.", "numpy.", "typing.", "os.", "logging.", "warnings.")
+
+
+def _unread(node: ast.Call) -> Arguments:
+    """What a call whose arguments are not read passes: only the slots it fills, when no ``*`` nor ``**`` hides some
+    (``Program.accepts`` reads them)."""
+    if any(type(value) is ast.Starred for value in node.args) or any(k.arg is None for k in node.keywords):
+        return UNREAD_ARGUMENTS
+    return unread_arguments((*range(len(node.args)), *(k.arg for k in node.keywords if k.arg is not None)))
 
 
 def _may_call_the_tree(callee: str, resolved: str | None, function: FunctionSummary) -> bool:

@@ -8,6 +8,8 @@ Summaries are cached between runs, so the types pickle small (``_PickledAsTuple`
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass, field, fields
 from functools import cache
@@ -19,6 +21,8 @@ from dynalint.model.dynamo_settings import CompileSettings
 
 
 Slot = int | str  # a positional argument's index, or a keyword argument's name
+# ``FunctionSummary.signature``'s flags.
+VAR_POSITIONAL, VAR_KEYWORD = 1, 2
 
 
 def attribute_pattern(parts: list[str | None]) -> str:
@@ -37,12 +41,22 @@ def formatted_pattern(template: str) -> str:
 # tens of thousands): (Python-valued slots, (slot, callee, element) of calls' results, splat, mask slots,
 # every slot written, tensor slots, (slot, parameter) of the caller's ``None``-default parameters passed
 # on as they are). ``CallSite``'s properties name the parts.
-Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], bool, tuple[Slot, ...], tuple[Slot, ...],
+Arguments = tuple[tuple[Slot, ...], tuple[tuple[Slot, str, int], ...], int, tuple[Slot, ...], tuple[Slot, ...],
                   tuple[Slot, ...], tuple[tuple[Slot, str], ...]]
+# The splat part: ``False`` (what binds where is known), ``True`` (a splat, or arguments not read), or this: arguments
+# not read in a call that splats nothing, whose ``given`` slots are still exact (true, as ``True`` is).
+UNREAD_SHAPE_KNOWN = 2
 NO_ARGUMENTS: Arguments = ((), (), False, (), (), (), ())
 # ``f(*args)`` / ``f(**kwargs)``, or a call whose arguments were not read (``torch.cat(xs)``: it runs no
 # function of the tree outside torch itself): which parameter gets what is not known.
 UNREAD_ARGUMENTS: Arguments = ((), (), True, (), (), (), ())
+
+
+@functools.lru_cache(maxsize=256)
+def unread_arguments(given: tuple[Slot, ...]) -> Arguments:
+    """A call whose arguments were not read and that splats nothing: which parameter gets what is as unknown as
+    behind a splat, but the slots written are known (``CallSite.shape_known``), shared per shape."""
+    return (), (), UNREAD_SHAPE_KNOWN, (), given, (), ()
 
 
 # A call as the summary keeps it: ``(line, callee)`` or ``(line, callee, arguments)``. Plain tuples: a
@@ -71,7 +85,12 @@ class CallSite(NamedTuple):
     @property
     def splat(self) -> bool:
         """Whether which parameter gets what is not known (a splat, or arguments not read)."""
-        return self.arguments[2]
+        return bool(self.arguments[2])
+
+    @property
+    def shape_known(self) -> bool:
+        """Whether ``given`` is every slot the call fills: no ``*`` nor ``**`` in it (read or not)."""
+        return self.arguments[2] in (False, UNREAD_SHAPE_KNOWN)
 
     @property
     def mask_args(self) -> tuple[Slot, ...]:
@@ -146,7 +165,10 @@ class FunctionSummary(_PickledAsTuple):
     python_returns: tuple[int, ...] = ()
     mask_returns: tuple[int, ...] = ()  # the same for boolean masks (``return out, mask`` with a bool ``mask``)
     none_defaults: tuple[str, ...] = ()  # parameters whose default is ``None``
-    keyword_only: tuple[str, ...] = ()  # the parameters after ``*`` / ``*args``: never given by position
+    # How calls bind to the parameters, for ``Program.accepts``: (how many of ``params`` come first and may be given
+    # by position, how many of those have no default, ``VAR_POSITIONAL`` | ``VAR_KEYWORD`` when it takes ``*args`` /
+    # ``**kwargs``). The default accepts any call.
+    signature: tuple[int, int, int] = (0, 0, 3)
     annotations: dict[str, Annotation] = field(default_factory=dict)  # parameter -> its annotation
     returns: Annotation | None = None  # the return annotation
     # ``return torch.compiler.is_compiling()`` (or ``... or torch.jit.is_tracing()``) on every path:
@@ -171,6 +193,11 @@ class FunctionSummary(_PickledAsTuple):
     # ``covar.lazy_covariance_matrix``: attribute reads that may run a property's getter, each written
     # name once, at its first line (names a tensor has are left out: ``summarize._may_be_property``).
     reads: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def keyword_only(self) -> tuple[str, ...]:
+        """The parameters after ``*`` / ``*args``: never given by position."""
+        return tuple(name for name, _ in self.params[self.signature[0]:])
 
 
 @dataclass
