@@ -43,6 +43,13 @@ INSTANCES = (NEW, NEW_ITEM)
 # Calls whose value is a copy of their argument, an instance of the same class (as written: ``from copy import
 # deepcopy`` is the usual import).
 _COPIES = frozenset({"copy.copy", "copy.deepcopy", "deepcopy"})
+# A builtin container made by a display or a comprehension, as the source of what it is assigned to: an instance of
+# no class of the tree, so dispatch runs nothing for it.
+CONTAINERS: dict[type[ast.expr], str] = {
+    ast.Dict: NEW + "builtins.dict", ast.DictComp: NEW + "builtins.dict", ast.List: NEW + "builtins.list",
+    ast.ListComp: NEW + "builtins.list", ast.Set: NEW + "builtins.set", ast.SetComp: NEW + "builtins.set",
+}
+_CONTAINER_DISPLAYS = tuple(CONTAINERS)
 # How ``getattr(receiver, name)(...)`` is recorded when ``name`` is a parameter: ``receiver.{name}``, each string
 # the function's callers pass for ``name`` being a method it may call (``named_parameter`` reads it back).
 NAMED_BY = "{%s}"
@@ -183,7 +190,8 @@ def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, 
     for target in targets:
         if isinstance(target, ast.Attribute) and dotted_name(target.value) == "self" and class_name and function:
             cls = summary.classes.get(class_name)
-            found = sources(value, function)
+            # ``self._labels = {}``: no dispatch source, but what DYN207 asks (``Program.held_container``)
+            found = [CONTAINERS[type(value)]] if isinstance(value, _CONTAINER_DISPLAYS) else sources(value, function)
             if cls is not None and found:
                 cls.attr_sources.setdefault(target.attr, []).extend(found)
         elif isinstance(target, ast.Name) and function is not None and (held := _local_registry_values(value)):

@@ -1131,6 +1131,14 @@ class Program:
         return [(self.classes[current].module, source) for current in self.mro(class_qualified)
                 for source in self.classes[current].definition.attr_sources.get(attr, ())]
 
+    def held_container(self, class_qualified: str, attr: str) -> str | None:
+        """``builtins.dict`` (``list``, ``set``) when every value ``self.attr`` is given by the class or a base is a
+        display or a comprehension of that container (pina's ``self._labels = {}``); ``None`` otherwise."""
+        held = {source for _, source in self.attribute_sources(class_qualified, attr)}
+        if len(held) != 1 or not held <= set(dispatch.CONTAINERS.values()):
+            return None
+        return next(iter(held))[len(dispatch.NEW):]
+
     def _run(self, module: ModuleSummary, source: str, depth: int) -> list[str]:
         """The functions calling a value from ``source`` runs (``depth`` bounds setter hops)."""
         kind, _, written = source.partition(":")

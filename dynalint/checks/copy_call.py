@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.instances import constructed_by, is_nn_module
+from dynalint.analysis.instances import constructed_by, enclosing_class, is_nn_module, is_self
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, parenthesized
 from dynalint.lint.rule import Rule
@@ -47,7 +47,7 @@ class CopyCall(Rule):
             found = self._mutable_container(arg)
         if found is not None:
             what, confidence = found
-            self.report(node, confidence=confidence, rewrite=_copy_rewrite(node, what), call=f"{resolved}()", what=what)
+            self.report(node, confidence=confidence, rewrite=_copy_rewrite(node, what, confidence), call=f"{resolved}()", what=what)
 
     def _tensor_or_module(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
         kind = self.context.kind(arg)
@@ -81,16 +81,27 @@ class CopyCall(Rule):
         built = self.context.resolve(arg.func) if isinstance(arg, cst.Call) else constructed_by(self.context, arg)
         if built in SHALLOW_BREAKING_BUILTINS:  # ``list(...)`` in place, or a module-level ``NAME = dict(...)``
             return f"a {built.removeprefix('builtins.')}", Confidence.CERTAIN
+        held = self._held_container(arg)
+        if held is not None:  # pina's ``copy(self._labels)``, each value of ``self._labels`` being a dict display
+            return f"a {held.removeprefix('builtins.')}", Confidence.LIKELY
         declared = self.context.annotation(arg.value) if isinstance(arg, cst.Name) else None
         if declared is not None and declared.name in DECLARED_CONTAINERS:  # xitorch's ``defopt: Dict``
             return DECLARED_CONTAINERS[declared.name], Confidence.CERTAIN
         return None
 
+    def _held_container(self, arg: cst.BaseExpression) -> str | None:
+        """The builtin container ``self.<attr>`` holds, where its class gives it only displays of one: likely, since
+        code outside the class may set the attribute as well."""
+        if not (isinstance(arg, cst.Attribute) and is_self(arg.value)):
+            return None
+        cls = enclosing_class(self.context)
+        return self.context.program.held_container(cls, arg.attr.value) if cls is not None else None
 
-def _copy_rewrite(call: cst.Call, what: str) -> Replace | None:
+
+def _copy_rewrite(call: cst.Call, what: str, confidence: Confidence) -> Replace | None:
     """A tensor's copy is ``t.clone()`` (unsafe: the copy stays attached to autograd, where ``deepcopy``
     made a new leaf); a shallow copy of a builtin list, dict or set is ``list(x)`` / ``dict(x)`` / ``set(x)``
-    (safe: the same new container)."""
+    (safe: the same new container; unsafe where the container is only likely, a subclass losing its class)."""
     value = call.args[0].value
     if what == "a tensor":
         clone = cst.Call(cst.Attribute(parenthesized(value), cst.Name("clone")))
@@ -98,4 +109,5 @@ def _copy_rewrite(call: cst.Call, what: str) -> Replace | None:
     builtin = {"a list": "list", "a dict": "dict", "a set": "set"}.get(what)
     if builtin is None:
         return None
-    return Replace(call, cst.Call(cst.Name(builtin), [cst.Arg(value)]), f"copy with `{builtin}(...)`", Applicability.SAFE)
+    return Replace(call, cst.Call(cst.Name(builtin), [cst.Arg(value)]), f"copy with `{builtin}(...)`",
+                   Applicability.SAFE if confidence is Confidence.CERTAIN else Applicability.UNSAFE)
