@@ -2,22 +2,23 @@
 
 neurodiffeq trains networks whose outputs, re-parameterized by a condition so that the initial or boundary
 conditions hold exactly, make the residuals of a differential equation small. ``SOLVERS`` builds its solvers
-on small problems at tiny sizes and compiles what a user's training runs: ``Solver1D`` (an exponential
-decay, an oscillator with an initial derivative, a Dirichlet boundary value problem, the four Dirichlet and
-Neumann ends of ``DoubleEndedBVP1D``, a Lotka-Volterra system, one network under an ``EnsembleCondition``,
-``NoCondition``, a ``Resnet``), its options (the named losses ``infinity``, ``h1`` and ``h1 semi`` (``l1`` by a callback), a
-``torch.nn`` loss, a callable one, metrics, the deprecated analytic solutions, several batches, SGD and
-L-BFGS, whose step takes a closure, an ``additional_loss`` and a ``_do_optimizer_step`` overridden by a
-subclass), ``BundleSolver1D`` (bundles over an initial value, an equation parameter, an initial time and a
-boundary value), ``Solver2D`` (Laplace's equation under ``DirichletBVP2D``, the heat equation under the four
-``IBVP1D`` variants, a two-output network under an ensemble of conditions), ``GenericSolver`` (a 3-D Poisson
-problem on a ``GeneratorND``) and ``SolverSpherical`` (``DirichletBVPSpherical``, ``InfDirichletBVPSpherical``,
-spherical-harmonic coefficient networks under ``DirichletBVPSphericalBasis`` with a custom enforcer, and
-``InfDirichletBVPSphericalBasis`` under the solver's own enforcement). The compiled call is one training
-epoch (``run_train_epoch``), a validation epoch (``run_valid_epoch``), ``fit`` for one epoch (with callbacks:
-``SetLossFn``, ``SetOptimizer``, ``ReportCallback``, ``StopCallback`` under combined
-condition callbacks), the solution that ``get_solution`` returns called on points, or ``get_residuals``.
-The solver is built (and, for its solution, fitted for one epoch) in ``build``.
+on small problems at tiny sizes and compiles what a user's training runs: ``Solver1D`` (an exponential decay,
+an oscillator with an initial derivative, a Dirichlet boundary value problem, three of the Dirichlet and Neumann
+ends of ``DoubleEndedBVP1D``, a Lotka-Volterra system, one network under an ``EnsembleCondition``,
+``NoCondition``, a ``Resnet``), its options (the named losses ``infinity``, ``h1`` and ``h1 semi``, ``l1`` set
+by a callback, a ``torch.nn`` loss, a callable one, metrics, the deprecated analytic solutions, several
+batches, SGD and L-BFGS, whose step takes a closure, an ``additional_loss`` and a ``_do_optimizer_step``
+overridden by a subclass), ``BundleSolver1D`` (bundles over an initial value, an equation parameter, an
+initial time and a boundary value), ``Solver2D`` (Laplace's equation under ``DirichletBVP2D``, the heat
+equation under three ``IBVP1D`` variants, a two-output network under an ensemble of conditions),
+``GenericSolver`` (a 3-D Poisson problem on a ``GeneratorND``) and ``SolverSpherical``
+(``DirichletBVPSpherical``, ``InfDirichletBVPSpherical``, spherical-harmonic coefficient networks under
+``DirichletBVPSphericalBasis`` with a custom enforcer, and ``InfDirichletBVPSphericalBasis`` under the
+solver's own enforcement). The compiled call is one training epoch (``run_train_epoch``), a validation epoch
+(``run_valid_epoch``), ``fit`` for one epoch (with callbacks: ``SetLossFn``, ``SetOptimizer``,
+``ReportCallback``, ``StopCallback`` under combined condition callbacks), the solution that ``get_solution``
+returns called on points, or ``get_residuals``. The solver is built (and, for its solution, fitted for one
+epoch) in ``build``.
 
 ``LEGACY`` compiles the deprecated one-call functions (``ode.solve``, ``ode.solve_system``, ``pde.solve2D``,
 ``pde.solve2D_system``, ``pde_spherical.solve_spherical``) for one epoch, ``HYPERSOLVER`` the hypersolver's
@@ -25,14 +26,14 @@ The solver is built (and, for its solution, fitted for one epoch) in ``build``.
 approximators, ``CONDITIONS`` each condition's ``enforce`` on a network, ``GENERATORS`` each point sampler's
 ``get_examples`` (the random, noisy, log-spaced, Chebyshev and Latin-hypercube methods of ``Generator1D``,
 ``Generator2D``, ``Generator3D`` and ``GeneratorND``, ``GeneratorSpherical``, and the composite samplers:
-concatenation, ensemble, mesh, predefined, transform, filter, resample, batch), ``NETWORKS`` the networks (``FCNN`` with ``Tanh``, ``SinActv``,
-``Swish``, ``APTx`` activations, ``Resnet``, ``MonomialNN``), ``OPERATORS`` the differential operators
-(``diff`` and its unsafe form, ``grad``, ``div``, ``curl``, ``laplacian``, their spherical and
-cylindrical forms, the coordinate changes) on a network's output, ``BASES`` the function bases and their
-Laplacians, and ``MONITORS`` the spherical monitors' evaluation of the solution (``_compute_us``; the other
-monitors only plot). The residuals need gradients with respect to the inputs, so the bench wrappers turn
-them on in eval mode too, as neurodiffeq validates with them on. Random weights and sampled points, nothing
-downloaded; ``names()`` needs no torch and ``build(name)`` runs in a worker only.
+concatenation, ensemble, mesh, predefined, transform, filter, resample, batch), ``NETWORKS`` the networks
+(``FCNN`` with ``Tanh``, ``SinActv``, ``Swish``, ``APTx`` activations, ``Resnet``, ``MonomialNN``),
+``OPERATORS`` the differential operators (``diff`` and its unsafe form, ``grad``, ``div``, ``curl``,
+``laplacian``, their spherical and cylindrical forms, the coordinate changes) on a network's output, ``BASES``
+the function bases and their Laplacians, and ``MONITORS`` the spherical monitors' evaluation of the solution
+(``_compute_us``; the other monitors only plot). The residuals need gradients with respect to the inputs, so
+the bench wrappers turn them on in eval mode too, as neurodiffeq validates with them on. Random weights and
+sampled points, nothing downloaded; ``names()`` needs no torch and ``build(name)`` runs in a worker only.
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
 """
@@ -412,29 +413,33 @@ def _legacy(name: str) -> Built:
     g2 = {"train_generator": G.Generator2D((4, 4)), "valid_generator": G.Generator2D((4, 4), method="equally-spaced")}
     dirichlet = C.DirichletBVP2D(0.0, lambda y: 0 * y, 1.0, lambda y: 0 * y, 0.0, lambda x: 0 * x, 1.0,
                                  lambda x: torch.sin(math.pi * x))
+    # the networks and their optimizer made here, as users pass them
+    net = _fcnn({"ode.solve": 1, "ode.solve_system": 1, "pde_spherical.solve_spherical": 3}.get(name, 2),
+                2 if name == "ode.solve_system" else 1)
+    adam = torch.optim.Adam(net.parameters(), lr=1e-3)
     if name == "ode.solve":
         def run(_: Any) -> Any:
-            return ode.solve(lambda u, t: diff(u, t) + u, C.IVP(0.0, 1.0), net=_fcnn(), max_epochs=1,
-                             n_batches_valid=1, **g1)
+            return ode.solve(lambda u, t: diff(u, t) + u, C.IVP(0.0, 1.0), net=net, max_epochs=1,
+                             optimizer=adam, n_batches_valid=1, **g1)
 
         fn: Any = ode.solve
     elif name == "ode.solve_system":
         def run(_: Any) -> Any:
             return ode.solve_system(lambda u, v, t: [diff(u, t) - v, diff(v, t) + u], [C.IVP(0.0, 0.0),
-                                    C.IVP(0.0, 1.0)], 0.0, 1.0, single_net=_fcnn(1, 2), max_epochs=1,
+                                    C.IVP(0.0, 1.0)], 0.0, 1.0, single_net=net, max_epochs=1, optimizer=adam,
                                     n_batches_valid=1, return_internal=True, **g1)
 
         fn = ode.solve_system
     elif name == "pde.solve2D":
         def run(_: Any) -> Any:
             return pde.solve2D(lambda u, x, y: laplacian(u, x, y), dirichlet, xy_min=(0, 0), xy_max=(1, 1),
-                               net=_fcnn(2), max_epochs=1, n_batches_valid=1, **g2)
+                               net=net, optimizer=adam, max_epochs=1, n_batches_valid=1, **g2)
 
         fn = pde.solve2D
     elif name == "pde.solve2D_system":
         def run(_: Any) -> Any:
             return pde.solve2D_system(lambda u, x, y: [laplacian(u, x, y)], [dirichlet], xy_min=(0, 0),
-                                      xy_max=(1, 1), nets=[_fcnn(2)], max_epochs=1, n_batches_valid=1,
+                                      xy_max=(1, 1), nets=[net], optimizer=adam, max_epochs=1, n_batches_valid=1,
                                       additional_loss_term=lambda u, x, y: (u ** 2).mean(), **g2)
 
         fn = pde.solve2D_system
@@ -444,11 +449,11 @@ def _legacy(name: str) -> Built:
                                                 g=lambda th, ph: torch.sin(th))
             return pde_spherical.solve_spherical(
                 lambda u, r, th, ph: spherical_laplacian(u, r, th, ph), condition, r_min=0.1, r_max=1.0,
-                net=_fcnn(3), max_epochs=1, train_generator=G.GeneratorSpherical(POINTS, 0.1, 1.0),
+                net=net, optimizer=adam, max_epochs=1, train_generator=G.GeneratorSpherical(POINTS, 0.1, 1.0),
                 valid_generator=G.GeneratorSpherical(POINTS, 0.1, 1.0))
 
         fn = pde_spherical.solve_spherical
-    return WithGrad(None, run, [fn]), (), {}
+    return WithGrad(None, run, [fn], [net]), (), {}
 
 
 def _hypersolver(action: str) -> Built:
