@@ -364,6 +364,11 @@ BUILDER_MODULES: dict[str, str] = {
     "lightning_uq_box": "gt_lightning_uq_box",
     "neurodiffeq": "gt_neurodiffeq",
     "art": "gt_art",
+    "posteriors": "gt_posteriors",
+    "torchjd": "gt_torchjd",
+    "optimi": "gt_optimi",
+    "PEER_pytorch": "gt_PEER_pytorch",
+    "foolbox": "gt_foolbox",
 }
 
 

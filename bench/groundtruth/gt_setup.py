@@ -280,6 +280,11 @@ LIBRARIES: dict[str, str] = {
     "lightning-uq-box": "0.2.0",
     "neurodiffeq": "0.7.0",  # joined the twenty-third pick on 2026-11-29, before any builder of theirs was written
     "adversarial-robustness-toolbox": "1.20.1",
+    "posteriors": "0.1.3",  # the twenty-fourth pick, following the twenty-third (in neither half until it is sealed)
+    "torchjd": "0.18.0",
+    "torch-optimi": "0.3.3",
+    "PEER-pytorch": "0.2.2",
+    "foolbox": "3.3.4",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
