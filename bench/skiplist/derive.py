@@ -79,6 +79,16 @@ def importable(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def submodule(name: str) -> str | None:
+    """The submodule to import for ``name`` (``os.path`` for ``os.path.isdir``), or ``None`` where the prefix names
+    an object and not a module (``os.environ.pop``: ``os`` imported suffices)."""
+    prefix = name.rsplit(".", 1)[0]
+    try:
+        return prefix if importlib.util.find_spec(prefix) is not None else None
+    except (ImportError, ValueError):  # ``os.environ``: ``os`` is not a package
+        return None
+
+
 def program(call: str, modules: list[str]) -> str:
     imports = "\n".join(f"import {module}" for module in modules)
     return PRELUDE.format(imports=imports, call=call)
@@ -130,7 +140,7 @@ def measure() -> list[dict[str, object]]:
 
     installed = {name for name in CALLS if importable(top_module(name))}
     modules = sorted({top_module(name) for name in installed} | set(EXTRA_IMPORTS) | {"pickle"}
-                     | {n.rsplit(".", 1)[0] for n in installed if n.count(".") > 1})
+                     | {module for n in installed if n.count(".") > 1 and (module := submodule(n))})
     texts = {name: program(CALLS[name], modules) for name in installed}
     names = sorted(installed)
     verdicts = judge([texts[name] for name in names])

@@ -63,6 +63,24 @@ class SkippedLibraryCall(LocalObjectRule):
         self.report(node, gb_ids=(gb_id,) if whole else None, pattern=package if whole else "", confidence=confidence,
                     call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._item_written(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._item_written(node.target)
+
+    def _item_written(self, target: cst.BaseAssignTargetExpression) -> None:
+        """``os.environ[key] = value``: the mapping's ``__setitem__``, measured as a call (it breaks; reading the
+        environment traces)."""
+        if not isinstance(target, cst.Subscript):
+            return
+        mapping = self.context.resolve(target.value)
+        written = f"{mapping}.__setitem__" if mapping else None
+        if written in SKIPPED_LIBRARY_CALLS:
+            gb_id, _ = SKIPPED_LIBRARY_CALLS[written]
+            self.report(target, call=f"{mapping}[key] = value", gb=gb_id, measured=MEASURED_ON)
+
     def _object_method(self, node: cst.Call) -> None:
         """A method of an object a skipped package built, held by a local (``km = KMeans(2)``, then ``km.fit(x)``)."""
         func = node.func
