@@ -64,6 +64,7 @@ class SkippedLibraryCall(LocalObjectRule):
                     call=f"{resolved}()", gb=gb_id, measured=MEASURED_ON)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        super().visit_Assign(node)
         for target in node.targets:
             self._item_written(target.target)
 
