@@ -39,6 +39,9 @@ def handed_back(context: LintContext, node: cst.BaseExpression) -> cst.BaseExpre
     return node
 
 
+PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib.PurePath"})
+
+
 def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None:
     """Qualified name of the callable that built ``node``'s object (a class in the tree: its qualified name)."""
     node = handed_back(context, node)
@@ -219,6 +222,9 @@ class LocalConstructions:
 
     def _held_by(self, context: LintContext, value: cst.BaseExpression) -> str | None:
         value = handed_back(context, value)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Divide):
+            left = self._held_by(context, value.left)  # ``out = Path(root) / name``: a path still
+            return left if left in PATH_CLASSES else None
         if isinstance(value, cst.Call):
             return context.resolve(value.func) or class_of_parameter(context, value.func)
         # ``opt = cast(Optimizer, self.optimizer)``, ``scheduler = self.scheduler``: what the value holds.
