@@ -165,6 +165,18 @@ CALLS: dict[str, str] = {
     "networkx.Graph": "networkx.Graph()",
     "networkx.path_graph": "networkx.path_graph(3)",
     "tabulate.tabulate": "tabulate.tabulate([[1, 2]])",
+    # methods of a library object a training loop holds (``OBJECTS`` builds it before the compiled function runs)
+    "accelerate.Accelerator.print": "ACCELERATOR.print('x')",
+    "accelerate.Accelerator.free_memory": "ACCELERATOR.free_memory()",
+    "accelerate.Accelerator.unwrap_model": "ACCELERATOR.unwrap_model(MODEL)",
+    "accelerate.Accelerator.pad_across_processes": "ACCELERATOR.pad_across_processes(x)",
+    "accelerate.Accelerator.gather": "ACCELERATOR.gather(x)",
+    "accelerate.Accelerator.gather_for_metrics": "ACCELERATOR.gather_for_metrics(x)",
+    "accelerate.Accelerator.reduce": "ACCELERATOR.reduce(x, 'sum')",
+    "accelerate.Accelerator.wait_for_everyone": "ACCELERATOR.wait_for_everyone()",
+    "accelerate.Accelerator.log": "ACCELERATOR.log({'a': 1.0})",
+    "accelerate.Accelerator.save": "ACCELERATOR.save(CFG, os.devnull)",
+    "accelerate.Accelerator.prepare": "ACCELERATOR.prepare(MODEL)",
     # a trainer's resource monitor (torchtnt's ``SystemResourcesMonitor``)
     "psutil.Process": "psutil.Process()",
     "psutil.virtual_memory": "psutil.virtual_memory()",
@@ -229,4 +241,8 @@ CALLS: dict[str, str] = {
 }
 
 # Modules the measuring program imports, beyond those the names above start with.
-EXTRA_IMPORTS = ("importlib.util", "operator", "numpy as np")
+EXTRA_IMPORTS = ("importlib.util", "operator", "numpy as np", "os")
+# Objects whose methods ``CALLS`` measures, built before the compiled function runs: name -> how it is made.
+OBJECTS: dict[str, str] = {
+    "ACCELERATOR": "accelerate.Accelerator(cpu=True)",
+}

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench" / "difftest"), str(Path(__file__).resolve().parent)]
 
-from candidates import CALLS, EXTRA_IMPORTS  # noqa: E402
+from candidates import CALLS, EXTRA_IMPORTS, OBJECTS  # noqa: E402
 from generated import write_or_check  # noqa: E402
 
 GENERATED = ROOT / "dynalint" / "analysis" / "skipped_library_calls.py"
@@ -45,6 +45,8 @@ LABELS = [0, 1, 1, 0]
 PREDICTED = [0, 1, 0, 0]
 SCORES = [0.1, 0.8, 0.7, 0.3]
 POINTS = [[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]]
+MODEL = torch.nn.Linear(3, 3)
+{objects}
 
 
 def helper(a, b=1):
@@ -91,7 +93,9 @@ def submodule(name: str) -> str | None:
 
 def program(call: str, modules: list[str]) -> str:
     imports = "\n".join(f"import {module}" for module in modules)
-    return PRELUDE.format(imports=imports, call=call)
+    # the objects whose methods are measured, each built (before compiling) where its package is installed
+    objects = "\n".join(f"{name} = {made}" for name, made in OBJECTS.items() if top_module(made) in modules)
+    return PRELUDE.format(imports=imports, objects=objects, call=call)
 
 
 def call_line(text: str) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.native_modules import native_callee
 from dynalint.analysis.eager_library_calls import breaking_call, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
@@ -55,8 +56,9 @@ class SkippedLibraryCall(LocalObjectRule):
             resolved = self.context.program.canonical(resolved) or resolved
         package = resolved.split(".", 1)[0]
         breaking = breaking_call(resolved)
-        if breaking is None:
-            self._native(node, resolved)
+        if breaking is None:  # ``accelerator.print(...)`` on a module-level object resolves to the object's name
+            if not self._object_method(node):
+                self._native(node, resolved)
             return
         gb_id, whole = breaking
         confidence = Confidence.LIKELY if self._through_optional_renaming(node.func, written) else None
@@ -82,16 +84,26 @@ class SkippedLibraryCall(LocalObjectRule):
             gb_id, _ = SKIPPED_LIBRARY_CALLS[written]
             self.report(target, call=f"{mapping}[key] = value", gb=gb_id, measured=MEASURED_ON)
 
-    def _object_method(self, node: cst.Call) -> None:
-        """A method of an object a skipped package built, held by a local (``km = KMeans(2)``, then ``km.fit(x)``)."""
+    def _object_method(self, node: cst.Call) -> bool:
+        """A method of an object a library built, held by a local, a module-level name or ``self`` (``km = KMeans(2)``
+        then ``km.fit(x)``; ``self.accelerator = Accelerator()`` then ``self.accelerator.print(...)``): one measured
+        to break (``accelerate.Accelerator.print``), or any of an object of a skipped package."""
         func = node.func
         if not isinstance(func, cst.Attribute):
-            return
-        built = self.locals.built(func.value)
-        if built is None or not skipped_object(built):
-            return
-        self.report(node, gb_ids=OBJECT_METHOD_GB_IDS, pattern="object", call=f"{built}(...).{func.attr.value}()",
-                    gb=" or ".join(OBJECT_METHOD_GB_IDS), measured=MEASURED_ON)
+            return False
+        built = self.locals.built(func.value) or constructed_by(self.context, func.value)
+        if built is None:
+            return False
+        measured = SKIPPED_LIBRARY_CALLS.get(f"{built}.{func.attr.value}")
+        if measured is not None:
+            self.report(node, gb_ids=(measured[0],), pattern="method", call=f"{built}(...).{func.attr.value}()",
+                        gb=measured[0], measured=MEASURED_ON)
+        elif skipped_object(built):
+            self.report(node, gb_ids=OBJECT_METHOD_GB_IDS, pattern="object", call=f"{built}(...).{func.attr.value}()",
+                        gb=" or ".join(OBJECT_METHOD_GB_IDS), measured=MEASURED_ON)
+        else:
+            return False
+        return True
 
     def _native(self, node: cst.Call, resolved: str) -> None:
         """A call of a function (or class) of a compiled extension module."""
