@@ -142,6 +142,14 @@ def _attribute_type(context: LintContext, attr: str) -> str | None:
     held = context.program.attribute_types(cls).get(attr) if cls else None
     if held is None or held.constructor is None:
         return None
+    if cls is not None and held.constructor.startswith("self.") and held.constructor.count(".") == 1:
+        # ``self._accelerator = self._create_accelerator()``, the method returning ``Accelerator()``
+        method = context.program.method(cls, held.constructor[len("self."):])
+        if method is None:
+            return None
+        module, function = context.program.functions[method]
+        made = function.returns_class
+        return _qualify(context, module, made, module.imports.resolve(made)) if made else None
     return _qualify(context, held.module, held.constructor, held.constructor)  # already qualified where known
 
 
