@@ -41,7 +41,10 @@ TORCH_STATE = frozenset(
     {"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
      "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
      "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.initial_seed", "torch.random.initial_seed",
-     "torch.random.fork_rng"}
+     "torch.random.fork_rng",
+     # the same functions through the module that defines them (torchattacks seeds ``torch.cuda.random``)
+     "torch.cuda.random.manual_seed", "torch.cuda.random.manual_seed_all", "torch.cuda.random.get_rng_state",
+     "torch.cuda.random.set_rng_state"}
 )
 
 TORCH_GENERATORS = frozenset({"torch.Generator", "torch._C.Generator"})
