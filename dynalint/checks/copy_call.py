@@ -11,14 +11,19 @@ input is, at ``likely`` confidence, since it is almost always a tensor or a batc
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, enclosing_class, is_nn_module, is_self
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, parenthesized
-from dynalint.lint.rule import Rule
+from dynalint.lint.rule import Rule, written_name
 from dynalint.model.finding import Applicability, Confidence
 
+# A value held under such a name is a network almost always (``model``, ``self.prev_model``, ``strategy.model``,
+# ``backbone``, ``target_net``): copied, it is taken for an ``nn.Module`` at ``likely`` when nothing says what it is.
+_NAMED_AS_MODULE = re.compile(r"(^|_)(model|module|net|network|backbone|encoder|decoder)$")
 SHALLOW_BREAKING_BUILTINS = frozenset({"builtins.list", "builtins.dict", "builtins.set"})
 # A parameter annotated as one of these holds a list, dict or set (``defopt: Dict``, ``opts: dict[str, int]``).
 DECLARED_CONTAINERS = {
@@ -55,6 +60,9 @@ class CopyCall(Rule):
             return "a tensor", kind.confidence
         if is_nn_module(self.context, arg):
             return "an nn.Module", Confidence.CERTAIN
+        if (kind is Kind.UNKNOWN and _NAMED_AS_MODULE.search(written_name(arg))
+                and constructed_by(self.context, arg) is None):
+            return "an nn.Module", Confidence.LIKELY  # avalanche's ``copy.deepcopy(strategy.model)``
         return None
 
     def _container_of_tensors(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
