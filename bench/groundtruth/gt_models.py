@@ -369,6 +369,14 @@ BUILDER_MODULES: dict[str, str] = {
     "optimi": "gt_optimi",
     "PEER_pytorch": "gt_PEER_pytorch",
     "foolbox": "gt_foolbox",
+    "graph_transformer_pytorch": "gt_graph_transformer_pytorch",
+    "grokfast_pytorch": "gt_grokfast_pytorch",
+    "frame_averaging_pytorch": "gt_frame_averaging_pytorch",
+    "lumiere_pytorch": "gt_lumiere_pytorch",
+    "coral_pytorch": "gt_coral_pytorch",
+    "ogb": "gt_ogb",
+    "adam_atan2_pytorch": "gt_adam_atan2_pytorch",
+    "x_mlps_pytorch": "gt_x_mlps_pytorch",
 }
 
 

@@ -285,6 +285,15 @@ LIBRARIES: dict[str, str] = {
     "torch-optimi": "0.3.3",
     "PEER-pytorch": "0.2.2",
     "foolbox": "3.3.4",
+    # the twenty-fifth pick, following the twenty-fourth (in neither half until it is sealed)
+    "graph-transformer-pytorch": "0.1.1",
+    "grokfast-pytorch": "0.0.11",
+    "frame-averaging-pytorch": "0.1.2",
+    "lumiere-pytorch": "0.0.24",
+    "coral-pytorch": "1.4.0",
+    "ogb": "1.3.6",
+    "adam-atan2-pytorch": "0.4.1",
+    "x-mlps-pytorch": "0.6.9",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
