@@ -145,10 +145,10 @@ def _attribute_type(context: LintContext, attr: str) -> str | None:
     if cls is not None and held.constructor.startswith("self.") and held.constructor.count(".") == 1:
         # ``self._accelerator = self._create_accelerator()``, the method returning ``Accelerator()``
         method = context.program.method(cls, held.constructor[len("self."):])
-        made = context.program.functions[method].definition.returns_class if method is not None else None
-        if made is not None and method is not None:
-            module = context.program.functions[method].module
-            return _qualify(context, module, made, module.imports.resolve(made))
+        if method is not None:
+            module, function = context.program.functions[method]
+            if function.returns_class:
+                return _qualify(context, module, function.returns_class, module.imports.resolve(function.returns_class))
     return _qualify(context, held.module, held.constructor, held.constructor)  # already qualified where known
 
 

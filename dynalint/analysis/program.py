@@ -1345,8 +1345,7 @@ class Program:
         if region is None or not sites or (region.entry == qualified and region.confidence is Confidence.CERTAIN):
             return frozenset()
         definition = self.functions[qualified].definition
-        keyword_only = definition.keyword_only
-        names = [name for name, _ in definition.params if name not in keyword_only]
+        names = [name for name, _ in definition.params[:definition.signature[0]]]  # those given by position
         first = 1 if definition.class_name is not None and "staticmethod" not in definition.decorators else 0
         positional = dict(enumerate(names[first:]))  # a position given -> the parameter it fills
         found: set[str] | None = None

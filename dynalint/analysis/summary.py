@@ -8,11 +8,9 @@ Summaries are cached between runs, so the types pickle small (``_PickledAsTuple`
 
 from __future__ import annotations
 
-import functools
-
 import re
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from dynalint.analysis.qualified_names import ImportTable
@@ -52,7 +50,7 @@ NO_ARGUMENTS: Arguments = ((), (), False, (), (), (), ())
 UNREAD_ARGUMENTS: Arguments = ((), (), True, (), (), (), ())
 
 
-@functools.lru_cache(maxsize=256)
+@lru_cache(maxsize=256)
 def unread_arguments(given: tuple[Slot, ...]) -> Arguments:
     """A call whose arguments were not read and that splats nothing: which parameter gets what is as unknown as
     behind a splat, but the slots written are known (``CallSite.shape_known``), shared per shape."""
@@ -193,11 +191,6 @@ class FunctionSummary(_PickledAsTuple):
     # ``covar.lazy_covariance_matrix``: attribute reads that may run a property's getter, each written
     # name once, at its first line (names a tensor has are left out: ``summarize._may_be_property``).
     reads: list[tuple[int, str]] = field(default_factory=list)
-
-    @property
-    def keyword_only(self) -> tuple[str, ...]:
-        """The parameters after ``*`` / ``*args``: never given by position."""
-        return tuple(name for name, _ in self.params[self.signature[0]:])
 
 
 @dataclass
