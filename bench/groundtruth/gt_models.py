@@ -377,6 +377,10 @@ BUILDER_MODULES: dict[str, str] = {
     "ogb": "gt_ogb",
     "adam_atan2_pytorch": "gt_adam_atan2_pytorch",
     "x_mlps_pytorch": "gt_x_mlps_pytorch",
+    "torchkeras": "gt_torchkeras",
+    "torchinfo": "gt_torchinfo",
+    "ptflops": "gt_ptflops",
+    "mushroom_rl": "gt_mushroom_rl",
 }
 
 

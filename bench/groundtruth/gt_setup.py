@@ -294,6 +294,10 @@ LIBRARIES: dict[str, str] = {
     "ogb": "1.3.6",
     "adam-atan2-pytorch": "0.4.1",
     "x-mlps-pytorch": "0.6.9",
+    "torchkeras": "4.0.5",  # frameworks joining the twenty-fifth pick on 2026-11-29, before any builder of theirs was written
+    "torchinfo": "1.8.0",
+    "ptflops": "0.7.5",
+    "mushroom-rl": "1.10.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
