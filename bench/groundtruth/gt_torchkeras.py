@@ -29,7 +29,8 @@ and a port of pytorch_tabular's models with their own ``StepRunner``. So the tab
 
 NODE's trees and the ``ODST`` layer initialize themselves from their first batch (``ModuleWithInit``); Dynamo
 fails with an internal error (fake tensors) inside that initialization, so the builder runs it eagerly and the
-compiled models are the initialized ones. Left out: ``flop_summary`` (a print of fvcore's own ``torch.jit`` trace of the model: fvcore's code, not torchkeras'),
+compiled models are the initialized ones. Left out: ``flop_summary`` (a print of fvcore's own ``torch.jit``
+trace of the model: fvcore's code, not torchkeras'),
 ``SSD300.predict`` and the NMS helpers (they call ``torch.ops.torchvision.nms``, absent from the bench's
 torchvision build), TabM (its ``tabm`` dependency is not installed: the builder gives the import a stand-in
 module so that the rest of ``torchkeras.tabular`` imports), DeepKNN's search index (faiss, not installed: the
