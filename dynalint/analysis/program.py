@@ -7,7 +7,8 @@ what a call written inside a function resolves to, across files: imports (absolu
 (``self.block(x)`` runs ``Block.forward``; iterating ``self.layers`` runs each item's ``forward``),
 factories that return a model. Entry points are ``torch.compile`` sites; regions are everything
 reachable from them, breadth first so that each why-chain is a shortest one. ``forward`` methods that
-no entry point reaches become ``likely`` regions. Functions Dynamo never traces (``disable``d ones,
+no entry point reaches become ``likely`` regions, and so do the functions registered as an ``nn.Module``'s forward
+hooks, which the module's call runs. Functions Dynamo never traces (``disable``d ones,
 custom ops, leaf functions) are never regions. Nothing here looks at LibCST.
 """
 
@@ -1507,7 +1508,7 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
         for qualname, cls in summary.classes.items():
             program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
     _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
-    _propagate(program, _uncompiled_forwards(program))
+    _propagate(program, _uncompiled_forwards(program) + _forward_hooks(program))
     program._calls_memo = {}
     return program
 
@@ -1550,6 +1551,27 @@ def _uncompiled_forwards(program: Program) -> list[tuple[str, Region]]:
             how = f"forward of nn.Module subclass {cls.qualname} (no compile site in the tree)"
             chain = (ChainLink(summary.path, function.lineno, function.qualname, how),)
             entries.append((forward, Region(function.qualname, Confidence.LIKELY, chain, entry=forward)))
+    return entries
+
+
+def _forward_hooks(program: Program) -> list[tuple[str, Region]]:
+    """The functions of the tree registered as an ``nn.Module``'s forward hook or pre-hook (``summary.forward_hooks``):
+    the module's call runs them, so they are compiled where the module is (measured on torch 2.13). Likely, as an
+    uncompiled ``forward`` is: which modules they are registered on, and whether those are compiled, is not known."""
+    entries = []
+    for summary in program.modules.values():
+        for owner, hooks in summary.forward_hooks.items():
+            caller = summary.qualify(owner) if owner else None
+            for line, written in hooks:
+                targets = ([callee.function for callee in program.resolve_calls(caller, written)] if caller
+                           else [found] if (found := program.resolve_name(summary, written)) in program.functions else [])
+                for target in targets:
+                    if target in program.regions or not program.is_traced(target):
+                        continue
+                    name = program.display_name(target)
+                    how = f"registered as an nn.Module's forward hook (`{written}`): run by the module's call, compiled where it is"
+                    chain = (ChainLink(summary.path, line, name, how),)
+                    entries.append((target, Region(name, Confidence.LIKELY, chain, entry=target)))
     return entries
 
 

@@ -38,6 +38,8 @@ from dynalint.analysis.torch_facts import (
     CONTAINERS,
     DISABLE,
     DYNAMO_CONFIG,
+    FORWARD_HOOK_METHODS,
+    GLOBAL_FORWARD_HOOKS,
     IS_COMPILING,
     MODULE_RETURNING_METHODS,
     NOT_REQUIRED,
@@ -665,6 +667,17 @@ class _Summarizer(ast.NodeVisitor):
             function.calls.append((node.lineno, f"{container}.__iter__"))
         self.generic_visit(node)
 
+    def _forward_hook(self, node: ast.Call, function: FunctionSummary | None) -> None:
+        """``module.register_forward_hook(self.post_forward)``: the hook handed over (the first argument, or ``hook=``;
+        through ``functools.partial``), recorded for ``Program`` to take as compiled code where the module is."""
+        hook = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "hook"), None)
+        if isinstance(hook, ast.Call) and self.imports.resolve(dotted_name(hook.func)) in PARTIAL and hook.args:
+            hook = hook.args[0]
+        written = dotted_name(hook) if isinstance(hook, (ast.Name, ast.Attribute)) else None
+        if written:
+            owner = function.qualname if function is not None else ""
+            self.summary.forward_hooks[owner] = (*self.summary.forward_hooks.get(owner, ()), (node.lineno, written))
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         """``x.p`` read: Dynamo runs ``p``'s getter when it is a property (``Program.callees``)."""
         function = self._current_function()
@@ -696,6 +709,8 @@ class _Summarizer(ast.NodeVisitor):
                 if handed:
                     handed_on = self.summary.callbacks.get(function.qualname, ())
                     self.summary.callbacks[function.qualname] = (*handed_on, (node.lineno, resolved, handed))
+        if callee and (callee.rpartition(".")[2] in FORWARD_HOOK_METHODS or resolved in GLOBAL_FORWARD_HOOKS):
+            self._forward_hook(node, function)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
             function.calls.append((node.lineno, dispatched_callee))

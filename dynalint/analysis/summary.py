@@ -231,6 +231,9 @@ class ModuleSummary:
     # hands to a library call Dynamo runs eagerly (DYN004's table), as (line, callee as resolved, the arguments
     # as written). Kept here, not on each ``FunctionSummary``: few functions have any.
     callbacks: dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]] = field(default_factory=dict)
+    # ``module.register_forward_hook(self.post_forward)``: per function registering one (its qualname; ``""`` at
+    # module level), the hooks it hands over, as (line, the hook as written).
+    forward_hooks: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
     # ``obj.set_processor(Proc())``: method name -> (position, keyword, sources of the argument).
     call_arguments: dict[str, list[tuple[int, str | None, list[str]]]] = field(default_factory=dict)
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.

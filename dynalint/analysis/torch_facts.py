@@ -77,6 +77,15 @@ FRAMEWORK_INSTANCE_CALLS: dict[str, tuple[str, ...]] = {
 # ``class Scale(Function)``: ``Scale.apply(x)`` runs its ``forward``, which Dynamo traces.
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 TENSOR_BASES = frozenset({"torch.Tensor", "torch._tensor.Tensor"})  # a class deriving from one is a tensor subclass
+# Registrations of a hook that an ``nn.Module``'s call runs before or after ``forward``: where the module is called in
+# compiled code, Dynamo traces the hook there (measured on torch 2.13: a ``print`` in each broke). The methods, by
+# their name on any value, and torch's global registrations, by their qualified name. Backward hooks run in autograd,
+# outside the trace (``register_full_backward_hook``, a tensor's ``register_hook``: measured, no break).
+FORWARD_HOOK_METHODS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+GLOBAL_FORWARD_HOOKS = frozenset(
+    f"torch.nn.modules.module.{name}" for name in ("register_module_forward_hook", "register_module_forward_pre_hook")
+)
+
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"
     for name in (
