@@ -3,8 +3,9 @@
 The lint stage knows a value's *kind* (tensor, data, metadata) from ``values.py``, but not the class of
 an arbitrary object. Rules such as ``threading-lock`` and ``tqdm-call`` need exactly that for two
 common shapes, both answered from the summaries: a module-level ``NAME = Ctor(...)`` used inside
-compiled code, and an attribute set in ``__init__`` (``self.attr = Ctor(...)``) used in a method.
-Locals are not typed (a local rebinding shadows a module-level name, so it answers ``None``).
+compiled code, and an attribute set in ``__init__`` (``self.attr = Ctor(...)``) used in a method, and a
+closure's ``NAME`` an enclosing function built. The function's own locals are not typed here (a local rebinding
+shadows a module-level name, so it answers ``None``): ``LocalConstructions`` follows them.
 """
 
 from __future__ import annotations
@@ -46,15 +47,32 @@ def constructed_by(context: LintContext, node: cst.BaseExpression) -> str | None
     """Qualified name of the callable that built ``node``'s object (a class in the tree: its qualified name)."""
     node = handed_back(context, node)
     if isinstance(node, cst.Name):
-        if node.value in context.values.env:
+        if node.value in context.values.env and node.value not in context.values.closure:
             return None
-        written = context.summary.module_types.get(node.value)
+        binds, written = _enclosing_binding(context, node.value)
+        if not binds:
+            written = context.summary.module_types.get(node.value)
         if written is None:
             return None
         return _qualify(context, context.summary, written, context.summary.imports.resolve(written))
     if isinstance(node, cst.Attribute) and is_self(node.value):
         return _attribute_type(context, node.attr.value)
     return None
+
+
+def _enclosing_binding(context: LintContext, name: str) -> tuple[bool, str | None]:
+    """Whether a function enclosing the one being linted binds ``name`` (a local or a parameter of it), and what
+    built it there as written, from the innermost such function's summary (captum's hook takes ``lock``, a
+    ``threading.Lock()`` of the function registering it); only a call's result is known."""
+    region = context.region
+    outer = region.function if region is not None else ""
+    while "." in outer:
+        outer = outer.rpartition(".")[0]
+        record = context.program.functions.get(context.summary.qualify(outer))
+        if record is not None and (name in record.definition.local_types
+                                   or any(name == param for param, _ in record.definition.params)):
+            return True, record.definition.local_types.get(name)
+    return False, None
 
 
 def class_of_parameter(context: LintContext, func: cst.BaseExpression) -> str | None:

@@ -1,8 +1,9 @@
 """DYN208 ``threading-lock``: locks and semaphores inside compiled code. Page: ``rules/DYN208-threading-lock.md``.
 
 A lock is recognised by what built it, never by its name: a module-level ``NAME = threading.Lock()`` or
-an attribute set in ``__init__`` (``self.lock = threading.RLock()``), both read from the summaries, or
-the constructor called in place (``with threading.Lock():``).
+an attribute set in ``__init__`` (``self.lock = threading.RLock()``), both read from the summaries, a local
+of the function or of an enclosing one (captum's forward hook takes ``lock``, built by the function that
+registers it), or the constructor called in place (``with threading.Lock():``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import libcst as cst
 
 from dynalint.analysis.instances import constructed_by
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.lint.rule import Rule
+from dynalint.lint.rule import LocalObjectRule
 
 LOCK_TYPES = frozenset(
     f"{module}.{cls}"
@@ -21,7 +22,7 @@ LOCK_TYPES = frozenset(
 LOCK_METHODS = frozenset({"acquire", "release"})
 
 
-class ThreadingLock(Rule):
+class ThreadingLock(LocalObjectRule):
     code = "DYN208"
     name = "threading-lock"
     message = "{construct} in compiled code breaks the graph"
@@ -30,7 +31,7 @@ class ThreadingLock(Rule):
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         item = node.item
-        if not isinstance(item, cst.Call) and constructed_by(self.context, item) in LOCK_TYPES:
+        if not isinstance(item, cst.Call) and self._built(item) in LOCK_TYPES:
             self.report(node, construct=f"`with {dotted_name(item) or 'lock'}:` on a lock")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -42,6 +43,9 @@ class ThreadingLock(Rule):
         if (
             isinstance(func, cst.Attribute)
             and func.attr.value in LOCK_METHODS
-            and constructed_by(self.context, func.value) in LOCK_TYPES
+            and self._built(func.value) in LOCK_TYPES
         ):
             self.report(node, construct=f"`{dotted_name(func) or func.attr.value}()` on a lock")
+
+    def _built(self, node: cst.BaseExpression) -> str | None:
+        return self.locals.built(node) or constructed_by(self.context, node)
