@@ -238,6 +238,28 @@ CALLS: dict[str, str] = {
     "scipy.optimize.Bounds": "scipy.optimize.Bounds(0.0, np.inf)",
     "scipy.optimize.NonlinearConstraint": "scipy.optimize.NonlinearConstraint(np.sum, 0.0, 1.0)",
     "scipy.optimize.LinearConstraint": "scipy.optimize.LinearConstraint(np.eye(2), 0.0, 1.0)",
+    # the queues a pipeline or an evaluator hands work through (pytorch-pfn-extras' evaluator, fairscale's pipe,
+    # pyro's parallel enumeration): each method takes the queue's lock. Built in the program (``queue.Queue()``) and
+    # held (``QUEUE``: filled before compiling, so that ``get`` returns at once)
+    "queue.Queue": "queue.Queue()",
+    "queue.Queue.put": "QUEUE.put(1)",
+    "queue.Queue.get": "QUEUE.get()",
+    "queue.Queue.put_nowait": "QUEUE.put_nowait(1)",
+    "queue.Queue.get_nowait": "QUEUE.get_nowait()",
+    "queue.Queue.qsize": "QUEUE.qsize()",
+    "queue.Queue.empty": "QUEUE.empty()",
+    "queue.Queue.full": "QUEUE.full()",
+    "queue.Queue.task_done": "QUEUE.task_done()",
+    "queue.LifoQueue.put": "LIFO_QUEUE.put(1)",
+    "queue.LifoQueue.get": "LIFO_QUEUE.get()",
+    "queue.PriorityQueue.put": "PRIORITY_QUEUE.put(1)",
+    "queue.PriorityQueue.get": "PRIORITY_QUEUE.get()",
+    "queue.SimpleQueue.put": "SIMPLE_QUEUE.put(1)",
+    "queue.SimpleQueue.get": "SIMPLE_QUEUE.get()",
+    # what a LightningModule's step calls on itself (``self.log(...)``): the methods its base gives it (``print`` needs
+    # a ``Trainer`` attached to run at all)
+    "lightning.pytorch.LightningModule.log": "LIGHTNING_MODULE.log('loss', x.sum())",
+    "lightning.pytorch.LightningModule.log_dict": "LIGHTNING_MODULE.log_dict({'loss': x.sum()})",
 }
 
 # Modules the measuring program imports, beyond those the names above start with.
@@ -245,4 +267,17 @@ EXTRA_IMPORTS = ("importlib.util", "operator", "numpy as np", "os")
 # Objects whose methods ``CALLS`` measures, built before the compiled function runs: name -> how it is made.
 OBJECTS: dict[str, str] = {
     "ACCELERATOR": "accelerate.Accelerator(cpu=True)",
+    "QUEUE": "queue.Queue()",
+    "LIFO_QUEUE": "queue.LifoQueue()",
+    "PRIORITY_QUEUE": "queue.PriorityQueue()",
+    "SIMPLE_QUEUE": "queue.SimpleQueue()",
+    "LIGHTNING_MODULE": "lightning.pytorch.LightningModule()",
 }
+# What the measuring program runs before its imports where it imports one of these modules: lightning imports
+# torchvision, whose only build for torch 2.13 is a CUDA one that imports on a CPU torch once the schemas of its two
+# operators exist (``bench/groundtruth/gt_models.allow_torchvision_import``, on the measuring program's path).
+PREPARE: dict[str, str] = {
+    "lightning": "gt_models.allow_torchvision_import()",
+}
+# Objects of ``OBJECTS`` given four items (``put``) before the compiled function runs, so that taking one never waits.
+FILLED: frozenset[str] = frozenset({"QUEUE", "LIFO_QUEUE", "PRIORITY_QUEUE", "SIMPLE_QUEUE"})

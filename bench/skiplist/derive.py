@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench" / "difftest"), str(Path(__file__).resolve().parent)]
 
-from candidates import CALLS, EXTRA_IMPORTS, OBJECTS  # noqa: E402
+from candidates import CALLS, EXTRA_IMPORTS, FILLED, OBJECTS, PREPARE  # noqa: E402
 from generated import write_or_check  # noqa: E402
 
 GENERATED = ROOT / "dynalint" / "analysis" / "skipped_library_calls.py"
@@ -36,7 +36,7 @@ PRELUDE = '''import dataclasses
 import enum
 
 import torch
-{imports}
+{prepare}{imports}
 
 CFG = {{"a": 1, "size": 2}}
 BLOB = pickle.dumps(CFG)
@@ -94,8 +94,18 @@ def submodule(name: str) -> str | None:
 def program(call: str, modules: list[str]) -> str:
     imports = "\n".join(f"import {module}" for module in modules)
     # the objects whose methods are measured, each built (before compiling) where its package is installed
-    objects = "\n".join(f"{name} = {made}" for name, made in OBJECTS.items() if top_module(made) in modules)
-    return PRELUDE.format(imports=imports, objects=objects, call=call)
+    objects = "\n".join(f"{name} = {made}" + "".join(f"\n{name}.put({item})" for item in range(4) if name in FILLED)
+                        for name, made in OBJECTS.items() if top_module(made) in modules)
+    return PRELUDE.format(imports=imports, prepare=preparation(modules), objects=objects, call=call)
+
+
+def preparation(modules: list[str]) -> str:
+    """The statements ``PREPARE`` asks for before importing ``modules``, with the bench's modules made importable
+    (the harness running a measuring program does not have them on its path); empty when none is needed."""
+    prepare = "".join(f"{statement}\n" for module, statement in PREPARE.items() if module in modules)
+    if not prepare:
+        return ""
+    return f"import sys\nsys.path.insert(0, {str(ROOT / 'bench' / 'groundtruth')!r})\nimport gt_models\n{prepare}"
 
 
 def call_line(text: str) -> int:
@@ -143,6 +153,7 @@ def measure() -> list[dict[str, object]]:
     import torch
 
     installed = {name for name in CALLS if importable(top_module(name))}
+    exec(preparation(sorted({top_module(name) for name in installed})), {})  # what resolving the names imports, here
     modules = sorted({top_module(name) for name in installed} | set(EXTRA_IMPORTS) | {"pickle"}
                      | {module for n in installed if n.count(".") > 1 and (module := submodule(n))})
     texts = {name: program(CALLS[name], modules) for name in installed}

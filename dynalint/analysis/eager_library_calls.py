@@ -10,12 +10,20 @@ calls them from eager code and Dynamo compiles each as a frame of its own (measu
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
 from dynalint.analysis.skipped_library_calls import (
     SKIPPED_LIBRARY_CALLS,
     SKIPPED_LIBRARY_PACKAGES,
     TRACED_LIBRARY_CALLS,
 )
+from dynalint.analysis.torch_facts import FRAMEWORK_MODULE_BASES
+
+# A library base class under each name users import it by -> the name the measured table knows it under
+# (``pl.LightningModule`` from ``pytorch_lightning`` is the same class as ``lightning.pytorch.LightningModule``).
+MEASURED_BASE_NAMES: dict[str, str] = {
+    base: "lightning.pytorch.LightningModule" for base in FRAMEWORK_MODULE_BASES if base.endswith(".LightningModule")
+}
 
 
 def breaking_call(resolved: str) -> tuple[str, bool] | None:
@@ -27,6 +35,16 @@ def breaking_call(resolved: str) -> tuple[str, bool] | None:
     package = resolved.split(".", 1)[0]
     whole = SKIPPED_LIBRARY_PACKAGES.get(package) if "." in resolved and resolved not in TRACED_LIBRARY_CALLS else None
     return (whole, True) if whole is not None else None
+
+
+def inherited_breaking_method(bases: Iterable[str], name: str) -> tuple[str, str] | None:
+    """``self.log(...)`` in a ``LightningModule``: the measured method ``name`` of the first library base in ``bases``
+    (qualified, along the class's MRO) that has one, as (its name in the table, the GB id it breaks with)."""
+    for base in bases:
+        measured = f"{MEASURED_BASE_NAMES.get(base, base)}.{name}"
+        if measured in SKIPPED_LIBRARY_CALLS:
+            return measured, SKIPPED_LIBRARY_CALLS[measured][0]
+    return None
 
 
 def runs_eagerly(resolved: str) -> bool:

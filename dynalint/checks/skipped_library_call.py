@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.instances import constructed_by
+from dynalint.analysis.instances import constructed_by, enclosing_class, is_self, lineage
 from dynalint.analysis.native_modules import native_callee
-from dynalint.analysis.eager_library_calls import breaking_call, skipped_object
+from dynalint.analysis.eager_library_calls import breaking_call, inherited_breaking_method, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import LocalObjectRule
@@ -87,10 +87,13 @@ class SkippedLibraryCall(LocalObjectRule):
     def _object_method(self, node: cst.Call) -> bool:
         """A method of an object a library built, held by a local, a module-level name or ``self`` (``km = KMeans(2)``
         then ``km.fit(x)``; ``self.accelerator = Accelerator()`` then ``self.accelerator.print(...)``): one measured
-        to break (``accelerate.Accelerator.print``), or any of an object of a skipped package."""
+        to break (``accelerate.Accelerator.print``), or any of an object of a skipped package; or a method of ``self``
+        that a library base gives."""
         func = node.func
         if not isinstance(func, cst.Attribute):
             return False
+        if is_self(func.value):
+            return self._inherited_method(node, func.attr.value)
         built = self.locals.built(func.value) or constructed_by(self.context, func.value)
         if built is None:
             return False
@@ -103,6 +106,19 @@ class SkippedLibraryCall(LocalObjectRule):
                         gb=" or ".join(OBJECT_METHOD_GB_IDS), measured=MEASURED_ON)
         else:
             return False
+        return True
+
+    def _inherited_method(self, node: cst.Call, name: str) -> bool:
+        """``self.log(...)`` in a ``LightningModule``'s step: a method no class of the tree along the MRO defines, that
+        a library base gives and that is measured to break (``lightning.pytorch.LightningModule.log``)."""
+        owner = enclosing_class(self.context)
+        if owner is None or self.context.program.method(owner, name) is not None:
+            return False
+        inherited = inherited_breaking_method(lineage(self.context, owner), name)
+        if inherited is None:
+            return False
+        measured, gb_id = inherited
+        self.report(node, gb_ids=(gb_id,), pattern="method", call=f"{measured}()", gb=gb_id, measured=MEASURED_ON)
         return True
 
     def _native(self, node: cst.Call, resolved: str) -> None:
