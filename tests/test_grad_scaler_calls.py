@@ -100,3 +100,46 @@ def test_dynamo_breaks_at_the_scalers_step_in_the_eager_frame() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM_GIVEN_UP_LOOP) == set(flagged(PROGRAM_GIVEN_UP_LOOP))
+
+
+# coqui's trainer hands ``scaler`` (typed ``"AMPScaler"``, a name it never defines) to its step. Named only
+# ``scaler``, it is taken for the loss scaler at the calls only a loss scaler takes: ``get_scale()`` (measured GB0008
+# too), ``unscale_(optimizer)``, ``update()`` and ``step(optimizer)``; ``scale(loss)`` and a feature scaler's
+# ``transform`` are left alone.
+PROGRAM_PLAIN_NAME = """\
+import torch
+
+
+class Normalizer:
+    def transform(self, x):
+        return x * 2
+
+
+def step(net, optimizer, scaler: "AMPScaler", features, x):
+    loss = net(features.transform(x)).sum()
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    before = scaler.get_scale()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss + before
+
+
+net = torch.nn.Linear(3, 3)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+torch.compile(step, backend="eager")(net, optimizer, torch.amp.GradScaler("cpu"), Normalizer(), torch.rand(2, 3))
+"""
+
+
+def test_a_scaler_named_only_scaler_at_the_calls_only_a_loss_scaler_takes() -> None:
+    assert flagged(PROGRAM_PLAIN_NAME) == {12: "GradScaler.unscale_()", 13: "GradScaler.get_scale()",
+                                           14: "GradScaler.step()", 15: "GradScaler.update()"}
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_each_call_of_a_scaler_named_only_scaler() -> None:
+    from conftest import dynamo_break_lines
+
+    breaks = dynamo_break_lines(PROGRAM_PLAIN_NAME)
+    assert set(flagged(PROGRAM_PLAIN_NAME)) <= breaks
+    assert 11 in breaks  # ``scale(loss)`` breaks too: left alone on a value named only ``scaler`` (likely a miss)

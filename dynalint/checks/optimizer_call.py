@@ -27,7 +27,7 @@ import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
 from dynalint.analysis.instances import class_of_parameter, constructed_by, handed_back, stored_from_parameter
-from dynalint.lint.rule import LocalObjectRule
+from dynalint.lint.rule import LocalObjectRule, written_name
 from dynalint.model.finding import Confidence
 
 OPTIMIZERS = "torch.optim."
@@ -78,8 +78,13 @@ _LR_STEP_KEYWORDS = frozenset({"epoch", "metrics"})
 # optimizers this way).
 GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler",
                           "torch.cpu.amp.GradScaler"})
-GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update"})
+GRAD_SCALER_METHODS = frozenset({"scale", "step", "unscale_", "update", "get_scale"})
 SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
+# A local or parameter named only ``scaler`` (coqui's trainer steps ``scaler`` typed ``"AMPScaler"``) may be a feature
+# scaler: it is taken for the loss scaler at the calls only that one takes, ``unscale_(...)``, ``get_scale()``,
+# ``update()`` and ``step(optimizer)``, given a value named as an optimizer. Not ``self.scaler``: an optional one that
+# ``__init__`` stores from a parameter (torch-lr-finder's) is left alone.
+PLAIN_SCALER_NAME = re.compile(r"^_*scaler$")
 
 
 def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
@@ -91,6 +96,17 @@ def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
     key = owner.slice[0].slice.value
     name = key.attr.value if isinstance(key, cst.Attribute) else key.value if isinstance(key, cst.Name) else ""
     return bool(OPTIMIZER_NAME.search(name.lower()))
+
+
+def _a_loss_scaler_call(call: cst.Call) -> bool:
+    """``unscale_(...)``, ``get_scale()``, ``update()`` or ``step(optimizer)`` (its one argument named as an optimizer):
+    what a loss scaler takes and a feature scaler (``fit``, ``transform``) does not."""
+    assert isinstance(call.func, cst.Attribute)
+    method = call.func.attr.value
+    if method == "step":
+        return (len(call.args) == 1 and call.args[0].keyword is None
+                and bool(OPTIMIZER_NAME.search(written_name(call.args[0].value).lower())))
+    return method == "unscale_" or (method in ("get_scale", "update") and not call.args)
 
 
 def _an_lr_scheduler_call(call: cst.Call) -> bool:
@@ -183,7 +199,7 @@ class OptimizerCall(LocalObjectRule):
             return
         receiver = handed_back(self.context, func.value)
         func = func.with_changes(value=receiver) if receiver is not func.value else func
-        scaler = self._grad_scaler(func.value) if func.attr.value in GRAD_SCALER_METHODS else None
+        scaler = self._grad_scaler(func.value, node) if func.attr.value in GRAD_SCALER_METHODS else None
         if scaler is not None:
             # ``scaler.step(optimizer)`` runs the optimizer's ``step()``, whose own frame Dynamo compiles and breaks
             # in (GB0025) even where the caller runs eagerly after a break in a loop (measured on torch 2.13).
@@ -208,16 +224,20 @@ class OptimizerCall(LocalObjectRule):
             self.report(node, confidence=Confidence.LIKELY if held == ANY_OPTIMIZER else None,
                         call=f"{held}.{func.attr.value}()", breaks_in_callee_frame=stepped)
 
-    def _grad_scaler(self, owner: cst.BaseExpression) -> Confidence | None:
+    def _grad_scaler(self, owner: cst.BaseExpression, call: cst.Call) -> Confidence | None:
         """Whether ``owner`` is the AMP loss scaler: built as one (the rule's own confidence), declared one (``self.
         grad_scaler: Optional[GradScaler]``), or named as one and built by no class of the tree (torchtnt's
-        ``grad_scaler = self.grad_scaler``, given by a factory): ``likely``. ``None`` otherwise."""
+        ``grad_scaler = self.grad_scaler``, given by a factory; a plain ``scaler`` at a call only a loss scaler takes):
+        ``likely``. ``None`` otherwise."""
         built = self.locals.built(owner) or constructed_by(self.context, owner)
         if built in GRAD_SCALERS:
             return self.confidence
         if any(name in GRAD_SCALERS for name in self.context.declared(owner)):
             return Confidence.LIKELY
-        return Confidence.LIKELY if self.named_and_unbuilt(owner, SCALER_NAME, built) else None
+        if self.named_and_unbuilt(owner, SCALER_NAME, built):
+            return Confidence.LIKELY
+        return Confidence.LIKELY if (isinstance(owner, cst.Name) and self.named_and_unbuilt(owner, PLAIN_SCALER_NAME, built)
+                                     and _a_loss_scaler_call(call)) else None
 
     def _scheduler(self, owner: cst.BaseExpression, call: cst.Call) -> str | None:
         """The scheduler class that built ``owner``; ``LRScheduler`` (``likely``) where it is only declared one, named
