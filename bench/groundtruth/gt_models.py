@@ -381,6 +381,12 @@ BUILDER_MODULES: dict[str, str] = {
     "torchinfo": "gt_torchinfo",
     "ptflops": "gt_ptflops",
     "mushroom_rl": "gt_mushroom_rl",
+    "bitsandbytes": "gt_bitsandbytes",
+    "torchao": "gt_torchao",
+    "tensordict": "gt_tensordict",
+    "einx": "gt_einx",
+    "flash_pytorch": "gt_flash_pytorch",
+    "pytorch_fid": "gt_pytorch_fid",
 }
 
 

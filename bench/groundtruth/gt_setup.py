@@ -298,6 +298,11 @@ LIBRARIES: dict[str, str] = {
     "torchinfo": "1.8.0",
     "ptflops": "0.7.5",
     "mushroom-rl": "1.10.1",
+    "bitsandbytes": "0.50.2",  # the twenty-sixth pick, named on 2026-11-29 while the twenty-fourth waited (torchao and
+    # tensordict are pinned above, for torchtune and torchrl)
+    "einx": "0.4.3",
+    "FLASH-pytorch": "0.1.9",
+    "pytorch-fid": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
