@@ -26,7 +26,8 @@ import re
 import libcst as cst
 
 from dynalint.analysis.cst_walk import named_parameters
-from dynalint.analysis.instances import class_of_parameter, constructed_by, handed_back, stored_from_parameter
+from dynalint.analysis.instances import class_of_parameter, constructed_by, handed_back, is_self, stored_from_parameter
+from dynalint.analysis.qualified_names import dotted_name
 from dynalint.lint.rule import LocalObjectRule, written_name
 from dynalint.model.finding import Confidence
 
@@ -85,6 +86,11 @@ SCALER_NAME = re.compile(r"(?:^|_)(?:grad|amp|loss)_?scaler$")
 # ``update()`` and ``step(optimizer)``, given a value named as an optimizer. Not ``self.scaler``: an optional one that
 # ``__init__`` stores from a parameter (torch-lr-finder's) is left alone.
 PLAIN_SCALER_NAME = re.compile(r"^_*scaler$")
+# What a call of a value named as an optimizer builds: an optimizer instance is not callable, so ``optimizer(params,
+# lr=...)`` (coqui's ``optimizer = getattr(torch.optim, name)``), ``self.optimizer(params=[x])`` (art's attacks hold
+# the class they are given) or ``optim_klass([x])`` builds one. Only the plain names, with a word for a class after
+# them: ``opt_fn`` or ``opt_model`` (what ``torch.compile`` returned) are not.
+OPTIMIZER_CLASS_NAME = re.compile(r"^_*(?:[a-z0-9]+_)?(?:optimi[sz]er|optim)(?:_?(?:cls|class|klass|type|ctor))?$")
 
 
 def _named_optimizer_key(owner: cst.BaseExpression) -> bool:
@@ -194,6 +200,11 @@ class OptimizerCall(LocalObjectRule):
             self.report(node, confidence=Confidence.LIKELY if built == ANY_OPTIMIZER else None,
                         call=f"torch.optim.{built}()", gives_up_frame=from_generator)
             return
+        if self._builds_a_named_optimizer(node):
+            from_generator = any(self._holds_generator(a.value) for a in node.args)
+            self.report(node, confidence=Confidence.LIKELY, call=f"{dotted_name(node.func)}(...)",
+                        gives_up_frame=from_generator)
+            return
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
@@ -268,6 +279,24 @@ class OptimizerCall(LocalObjectRule):
                             for base in program.classes[current].definition.bases)
                 for qualified in program.classes_with_method("step"))
         return self._own_schedulers
+
+    def _builds_a_named_optimizer(self, call: cst.Call) -> bool:
+        """``optimizer(params, lr=lr)``, ``self.optimizer(params=[adv])``: a call of a local or of an attribute of
+        ``self`` named as an optimizer (``OPTIMIZER_CLASS_NAME``), given the parameters (first, or ``params=``), that no
+        function or class of the tree is known to be, nor to have built."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and is_self(func.value):
+            name = func.attr.value
+        elif isinstance(func, cst.Name):
+            name = func.value
+        else:
+            return False
+        given = any(a.keyword is None and not a.star for a in call.args[:1]) or any(
+            a.keyword is not None and a.keyword.value == "params" for a in call.args)
+        if not (given and OPTIMIZER_CLASS_NAME.search(name)) or self.context.resolve_call(func) is not None:
+            return False
+        built = self.locals.built(func) or constructed_by(self.context, func)
+        return built in (None, NAMED_OPTIMIZER, "builtins.getattr") or optimizer_class(built) is not None
 
     def _held(self, owner: cst.BaseExpression) -> str | None:
         """The optimizer class that built ``owner``; ``Optimizer`` where it is only declared one, or named as one."""
