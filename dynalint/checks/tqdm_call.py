@@ -1,7 +1,7 @@
 """DYN209 ``tqdm-call``: ``tqdm`` progress bars inside compiled code. Page: ``rules/DYN209-tqdm-call.md``.
 
 Constructors and helpers are recognised by qualified name (``tqdm.tqdm``, ``tqdm.auto.trange``, ...);
-method calls on a bar, and a ``for`` loop over one, by what built it (a local ``bar = tqdm(...)`` of the same
+method calls on a bar, and a ``for`` loop over one (or over ``enumerate`` / ``zip`` of one), by what built it (a local ``bar = tqdm(...)`` of the same
 function, a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
 """
 
@@ -23,6 +23,15 @@ BAR_METHODS = frozenset(
 )
 
 
+def _iterated(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a ``for`` loop iterates: ``node``, or the arguments of ``enumerate(...)`` / ``zip(...)`` around it."""
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("enumerate", "zip")
+            and node.args):
+        arguments = [a.value for a in node.args if a.keyword is None and not a.star]
+        return arguments[:1] if node.func.value == "enumerate" else arguments
+    return [node]
+
+
 def _is_tqdm(qualified: str | None) -> bool:
     """``tqdm.tqdm``, ``tqdm.auto.tqdm``, ``tqdm.contrib.tenumerate``: a factory from the tqdm package."""
     if not qualified or qualified.split(".")[0] != "tqdm":
@@ -41,9 +50,12 @@ class TqdmCall(LocalObjectRule):
     fix = Applicability.UNSAFE
 
     def visit_For(self, node: cst.For) -> None:
-        # ``for step in bar:`` over a bar built before the loop: iterating it is a skipped method (GB0008).
-        if self._is_bar(node.iter):
-            self.report(node.iter, call=f"iter({dotted_name(node.iter)})")
+        # ``for step in bar:`` over a bar built before the loop: iterating it is a skipped method (GB0008); so is
+        # ``for i, batch in enumerate(bar):`` (tez's and torch-rechub's trainers), or a bar zipped with another.
+        for iterated in _iterated(node.iter):
+            if self._is_bar(iterated):
+                self.report(node.iter, call=f"iter({dotted_name(iterated)})")
+                return
 
     def _is_bar(self, node: cst.BaseExpression) -> bool:
         return _is_tqdm(self.locals.built(node)) or _is_tqdm(constructed_by(self.context, node))
