@@ -66,3 +66,38 @@ def test_dynamo_breaks_where_dynalint_says() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM) == set(flagged())
+
+
+# A function compiled in the body that defines it (``torch.compile(step)`` just below ``def step``) is a region, and
+# the lock it closes over is known by what built it in that body (measured: GB0142 at the ``with``).
+PROGRAM_COMPILED_HERE = textwrap.dedent("""\
+    import threading
+
+    import torch
+
+
+    def run(x):
+        lock = threading.Lock()
+
+        def step(y):
+            with lock:
+                return y * 2
+
+        return torch.compile(step, backend="eager")(x)
+
+
+    run(torch.randn(2))
+""")
+
+
+def test_a_nested_function_compiled_where_it_is_defined_is_compiled_code() -> None:
+    found = [f for f in lint_source(PROGRAM_COMPILED_HERE, "nested.py", Config()) if f.code == "DYN208"]
+    assert [f.start.line for f in found] == [10]
+    assert found[0].region is not None and found[0].region.chain[0].line == 13
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_at_the_nested_functions_lock() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(PROGRAM_COMPILED_HERE) == {10}

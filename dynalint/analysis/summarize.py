@@ -783,6 +783,10 @@ class _Summarizer(ast.NodeVisitor):
         if dotted in types:
             self.summary.compile_sites.append(site("class", types[dotted]))
             return
+        if function is not None and f"{function.qualname}.{dotted}" in self.summary.functions:
+            # ``torch.compile(step)`` of a function defined just above in the same body (a closure over its locals)
+            self.summary.compile_sites.append(site("function", self.summary.qualify(f"{function.qualname}.{dotted}")))
+            return
         owner, _, method = dotted.rpartition(".")
         if owner in types and "." not in owner:  # ``torch.compile(model.forward)``
             self.summary.compile_sites.append(site("method", f"{types[owner]}:{method}"))
