@@ -260,6 +260,25 @@ CALLS: dict[str, str] = {
     # a ``Trainer`` attached to run at all)
     "lightning.pytorch.LightningModule.log": "LIGHTNING_MODULE.log('loss', x.sum())",
     "lightning.pytorch.LightningModule.log_dict": "LIGHTNING_MODULE.log_dict({'loss': x.sum()})",
+    # the averaged copy of a model a training step updates (ema-pytorch's ``EMA``, torch's ``AveragedModel``)
+    "ema_pytorch.EMA.update": "EMA_MODEL.update()",
+    "torch.optim.swa_utils.AveragedModel.update_parameters": "SWA_MODEL.update_parameters(MODEL)",
+    # torch functions whose result Dynamo cannot put in the graph: a sparse tensor, the autocast settings, the backends
+    "torch.sparse_coo_tensor": "torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), x[:2], (2, 2))",
+    "torch.get_autocast_cpu_dtype": "torch.get_autocast_cpu_dtype()",
+    "torch.get_autocast_dtype": "torch.get_autocast_dtype('cpu')",
+    "torch.backends.mps.is_available": "torch.backends.mps.is_available()",
+    "torch.backends.mps.is_built": "torch.backends.mps.is_built()",
+    # torchvision's tensor transforms a model's forward or an attack calls on a batch
+    "torchvision.transforms.functional.normalize":
+        "torchvision.transforms.functional.normalize(x.reshape(3, 1, 1), [0.5, 0.5, 0.5], [0.2, 0.2, 0.2])",
+    "torchvision.transforms.functional.affine":
+        "torchvision.transforms.functional.affine(x.reshape(1, 1, 3), 10.0, [0, 0], 1.0, [0.0])",
+    "torchvision.transforms.functional.perspective":
+        "torchvision.transforms.functional.perspective(torch.ones(1, 4, 4), [[0, 0], [3, 0], [3, 3], [0, 3]], "
+        "[[0, 0], [3, 0], [3, 2], [0, 3]])",
+    "torchvision.transforms.functional.resize": "torchvision.transforms.functional.resize(torch.ones(1, 4, 4), [2, 2])",
+    "torchvision.transforms.functional.hflip": "torchvision.transforms.functional.hflip(torch.ones(1, 4, 4))",
 }
 
 # Modules the measuring program imports, beyond those the names above start with.
@@ -272,12 +291,15 @@ OBJECTS: dict[str, str] = {
     "PRIORITY_QUEUE": "queue.PriorityQueue()",
     "SIMPLE_QUEUE": "queue.SimpleQueue()",
     "LIGHTNING_MODULE": "lightning.pytorch.LightningModule()",
+    "EMA_MODEL": "ema_pytorch.EMA(MODEL, update_after_step=0, update_every=1)",
+    "SWA_MODEL": "torch.optim.swa_utils.AveragedModel(MODEL)",
 }
-# What the measuring program runs before its imports where it imports one of these modules: lightning imports
-# torchvision, whose only build for torch 2.13 is a CUDA one that imports on a CPU torch once the schemas of its two
+# What the measuring program runs before its imports where it imports one of these modules: torchvision (lightning
+# imports it too), whose only build for torch 2.13 is a CUDA one that imports on a CPU torch once the schemas of its two
 # operators exist (``bench/groundtruth/gt_models.allow_torchvision_import``, on the measuring program's path).
 PREPARE: dict[str, str] = {
     "lightning": "gt_models.allow_torchvision_import()",
+    "torchvision": "gt_models.allow_torchvision_import()",
 }
 # Objects of ``OBJECTS`` given four items (``put``) before the compiled function runs, so that taking one never waits.
 FILLED: frozenset[str] = frozenset({"QUEUE", "LIFO_QUEUE", "PRIORITY_QUEUE", "SIMPLE_QUEUE"})

@@ -102,7 +102,8 @@ def program(call: str, modules: list[str]) -> str:
 def preparation(modules: list[str]) -> str:
     """The statements ``PREPARE`` asks for before importing ``modules``, with the bench's modules made importable
     (the harness running a measuring program does not have them on its path); empty when none is needed."""
-    prepare = "".join(f"{statement}\n" for module, statement in PREPARE.items() if module in modules)
+    prepare = "".join(f"{statement}\n" for statement in dict.fromkeys(
+        statement for module, statement in PREPARE.items() if module in modules))
     if not prepare:
         return ""
     return f"import sys\nsys.path.insert(0, {str(ROOT / 'bench' / 'groundtruth')!r})\nimport gt_models\n{prepare}"
