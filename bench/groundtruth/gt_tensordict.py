@@ -30,7 +30,10 @@ of 3 to 8:
 
 Left out: ``CudaGraphModule`` (CUDA only), memory-mapped and persistent storage, the stores and the
 serialization and interchange paths (``save``, ``load``, ``memmap``, ``from_pandas`` ...), which touch disk or
-other libraries and are not called inside compiled code. Random weights and inputs from fixed generators,
+other libraries and are not called inside compiled code. ``to`` with a positional dtype
+(``td.to(torch.float64)``) is compiled in its keyword form only: the positional form stops Dynamo itself with an
+internal error (the dtype taken for a device while the arguments are parsed), a failure of the compiler rather than
+a graph break. Random weights and inputs from fixed generators,
 nothing downloaded; ``names()`` needs no torch, ``build(name)`` runs in a worker only.
 
 Part of the harness run by ``python bench/groundtruth/groundtruth.py`` (see ``README.md``).
@@ -64,7 +67,7 @@ OPS = (
     "make_tensordict", "get_set.nested", "apply", "apply.two", "named_apply", "update", "select_exclude",
     "rename_key_", "pop", "flatten_keys", "unflatten_keys", "reshape_view", "unsqueeze_squeeze",
     "permute_transpose", "index.int", "index.slice", "index.mask", "split_unbind", "stack", "cat", "lazy_stack",
-    "lazy_stack.index", "maybe_dense_stack", "reductions", "arithmetic", "where", "clamp", "to_dtype",
+    "lazy_stack.index", "maybe_dense_stack", "reductions", "arithmetic", "where", "clamp", "to_dtype.keyword",
     "clone_detach_zero", "expand", "keys_items_values", "to_dict", "pad", "pad_sequence",
     "merge_tensordicts", "consolidate", "NonTensorData", "tensorclass", "tensorclass.index_stack",
     "TensorClass.apply", "input.tensordict",
@@ -375,7 +378,7 @@ def _ops(name: str) -> Built:
         "arithmetic": lambda m, a, b: ((td_of(m(a), b) * 2 + td_of(b, a)) / 3).exp()["a"],
         "where": lambda m, a, b: td_of(m(a), b).where(a > 0, td_of(b, a))["a"],
         "clamp": lambda m, a, b: td_of(m(a), b).clamp(-0.5, 0.5)["a"],
-        "to_dtype": lambda m, a, b: td_of(m(a), b).to(torch.float64)["a"],
+        "to_dtype.keyword": lambda m, a, b: td_of(m(a), b).to(dtype=torch.float64)["a"],
         "clone_detach_zero": lambda m, a, b: (td_of(m(a), b).clone().detach().zero_()["a"], td_of(a, b).clone()["b"]),
         "expand": lambda m, a, b: td_of(m(a), b).expand(3, B)["a"],
         "keys_items_values": lambda m, a, b: sum(v.sum() for k, v in nested_of(m(a), b).items(
