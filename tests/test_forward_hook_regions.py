@@ -63,7 +63,7 @@ PROGRAM = textwrap.dedent("""\
     layer.register_forward_hook(functools.partial(tagged, "tag"))
     layer.register_full_backward_hook(backward)
     Recorder().attach(layer)
-    torch.nn.modules.module.register_module_forward_hook(everywhere)
+    everywhere_handle = torch.nn.modules.module.register_module_forward_hook(everywhere)
 
 
     def run(x):
@@ -74,6 +74,7 @@ PROGRAM = textwrap.dedent("""\
 
     out = torch.compile(run, backend="eager")(torch.randn(2, requires_grad=True))
     out.backward()
+    everywhere_handle.remove()  # a global hook would run in every program the harness runs after this one
 """)
 
 
