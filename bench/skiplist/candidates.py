@@ -279,6 +279,23 @@ CALLS: dict[str, str] = {
         "[[0, 0], [3, 0], [3, 2], [0, 3]])",
     "torchvision.transforms.functional.resize": "torchvision.transforms.functional.resize(torch.ones(1, 4, 4), [2, 2])",
     "torchvision.transforms.functional.hflip": "torchvision.transforms.functional.hflip(torch.ones(1, 4, 4))",
+    # eagerpy, the framework-neutral tensor wrapper foolbox's attacks run on: its functions take and give its own
+    # tensor class around a torch tensor (``EP_TENSOR``)
+    "eagerpy.astensor": "eagerpy.astensor(x)",
+    "eagerpy.astensor_": "eagerpy.astensor_(x)",
+    "eagerpy.zeros": "eagerpy.zeros(EP_TENSOR, 3)",
+    "eagerpy.ones": "eagerpy.ones(EP_TENSOR, 3)",
+    "eagerpy.where": "eagerpy.where(EP_TENSOR > 0, EP_TENSOR, EP_TENSOR)",
+    "eagerpy.logical_and": "eagerpy.logical_and(EP_TENSOR > 0, EP_TENSOR > 1)",
+    "eagerpy.logical_not": "eagerpy.logical_not(EP_TENSOR > 0)",
+    "eagerpy.clip": "eagerpy.clip(EP_TENSOR, 0.0, 1.0)",
+    "eagerpy.minimum": "eagerpy.minimum(EP_TENSOR, EP_TENSOR)",
+    "eagerpy.argmax": "eagerpy.argmax(EP_TENSOR, axis=-1)",
+    "eagerpy.flatten": "eagerpy.flatten(EP_TENSOR)",
+    "eagerpy.sqrt": "eagerpy.sqrt(EP_TENSOR)",
+    "eagerpy.stack": "eagerpy.stack([EP_TENSOR, EP_TENSOR])",
+    "eagerpy.norms.l2": "eagerpy.norms.l2(EP_TENSOR, axis=-1)",
+    "eagerpy.index_update": "eagerpy.index_update(EP_TENSOR, eagerpy.index[0], 2.0)",
 }
 
 # Modules the measuring program imports, beyond those the names above start with.
@@ -293,6 +310,7 @@ OBJECTS: dict[str, str] = {
     "LIGHTNING_MODULE": "lightning.pytorch.LightningModule()",
     "EMA_MODEL": "ema_pytorch.EMA(MODEL, update_after_step=0, update_every=1)",
     "SWA_MODEL": "torch.optim.swa_utils.AveragedModel(MODEL)",
+    "EP_TENSOR": "eagerpy.astensor(torch.ones(3))",
 }
 # What the measuring program runs before its imports where it imports one of these modules: torchvision (lightning
 # imports it too), whose only build for torch 2.13 is a CUDA one that imports on a CPU torch once the schemas of its two

@@ -35,6 +35,20 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "bisect.insort_right": ("GB0007", "skipped"),
     "builtins.__import__": ("GB0007", "skipped"),
     "decimal.Decimal": ("GB0147", "inlined"),
+    "eagerpy.argmax": ("GB0156", "inlined"),
+    "eagerpy.astensor_": ("GB0116", "inlined"),
+    "eagerpy.clip": ("GB0156", "inlined"),
+    "eagerpy.flatten": ("GB4841", "inlined"),
+    "eagerpy.index_update": ("GB0156", "inlined"),
+    "eagerpy.logical_and": ("GB6215", "inlined"),
+    "eagerpy.logical_not": ("GB6215", "inlined"),
+    "eagerpy.minimum": ("GB0055", "inlined"),
+    "eagerpy.norms.l2": ("GB0055", "inlined"),
+    "eagerpy.ones": ("GB0055", "inlined"),
+    "eagerpy.sqrt": ("GB0055", "inlined"),
+    "eagerpy.stack": ("GB0055", "inlined"),
+    "eagerpy.where": ("GB0055", "inlined"),
+    "eagerpy.zeros": ("GB0055", "inlined"),
     "ema_pytorch.EMA.update": ("GB0124", "inlined"),
     "fnmatch.fnmatch": ("GB0059", "inlined"),
     "gc.collect": ("GB0007", "skipped"),
@@ -173,6 +187,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
 # theirs measured to trace (``TRACED_LIBRARY_CALLS``).
 SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {
     "SimpleITK": "GB0007",
+    "eagerpy": "GB0055",
     "pandas": "GB0007",
     "queue": "GB0142",
     "scipy": "GB0007",
@@ -181,6 +196,7 @@ SKIPPED_LIBRARY_PACKAGES: dict[str, str] = {
 
 # The measured calls of those packages that trace: pure-Python helpers (a type test, a class holding bounds).
 TRACED_LIBRARY_CALLS: frozenset[str] = frozenset({
+    "eagerpy.astensor",
     "scipy.optimize.Bounds",
     "scipy.optimize.NonlinearConstraint",
     "scipy.sparse.issparse",
