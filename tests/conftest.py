@@ -23,6 +23,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "tests" / "harness"  # scripts that run code under real Dynamo for the torch tests
 HAS_TORCH = importlib.util.find_spec("torch") is not None
+# Lines a measured program starts with where it imports torchvision (or lightning, which does): the bench's
+# environment has the only torchvision build for torch 2.13, a CUDA one, which imports on a CPU torch once the bench
+# defines the schemas of its two operators (``bench/groundtruth/gt_models.allow_torchvision_import``).
+TORCHVISION_PRELUDE = (f"import sys\nsys.path.insert(0, {str(ROOT / 'bench' / 'groundtruth')!r})\n"
+                       "import gt_models\ngt_models.allow_torchvision_import()\n")
 
 
 _CHECKOUT_BEFORE = pytest.StashKey[Optional[Set[str]]]()  # git status when the run started

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import importlib.util
 import textwrap
-from pathlib import Path
 
 import pytest
 
+from conftest import TORCHVISION_PRELUDE
 from dynalint.api import lint_source
 from dynalint.project.config import Config
 
 # The bench's environment has the CUDA build of torchvision (the only one for torch 2.13), which lightning imports:
 # the program first makes it importable on a CPU torch, as the bench does.
-PREPARE = (f"import sys\nsys.path.insert(0, {str(Path(__file__).resolve().parents[1] / 'bench' / 'groundtruth')!r})\n"
-           "import gt_models\ngt_models.allow_torchvision_import()\n")
+PREPARE = TORCHVISION_PRELUDE
 PROGRAM = PREPARE + textwrap.dedent("""\
     import lightning.pytorch as pl
     import torch

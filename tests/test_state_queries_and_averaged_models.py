@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import importlib.util
 import textwrap
-from pathlib import Path
 
 import pytest
 
+from conftest import TORCHVISION_PRELUDE
 from dynalint.api import lint_source
 from dynalint.project.config import Config
 
@@ -41,8 +41,7 @@ QUERIES = textwrap.dedent("""\
     torch.compile(trainer.step, backend="eager")(torch.randn(2))
 """)
 
-PREPARE = (f"import sys\nsys.path.insert(0, {str(Path(__file__).resolve().parents[1] / 'bench' / 'groundtruth')!r})\n"
-           "import gt_models\ngt_models.allow_torchvision_import()\n")
+PREPARE = TORCHVISION_PRELUDE
 TRANSFORMS = PREPARE + textwrap.dedent("""\
     import torch
     import torchvision.transforms.functional as TF

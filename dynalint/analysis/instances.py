@@ -64,11 +64,10 @@ def _enclosing_binding(context: LintContext, name: str) -> tuple[bool, str | Non
     """Whether a function enclosing the one being linted binds ``name`` (a local or a parameter of it), and what
     built it there as written, from the innermost such function's summary (captum's hook takes ``lock``, a
     ``threading.Lock()`` of the function registering it); only a call's result is known."""
-    region = context.region
-    outer = region.function if region is not None else ""
+    outer = context.current_function or ""
     while "." in outer:
         outer = outer.rpartition(".")[0]
-        record = context.program.functions.get(context.summary.qualify(outer))
+        record = context.program.functions.get(outer)
         if record is not None and (name in record.definition.local_types
                                    or any(name == param for param, _ in record.definition.params)):
             return True, record.definition.local_types.get(name)

@@ -1561,18 +1561,24 @@ def _forward_hooks(program: Program) -> list[tuple[str, Region]]:
     entries = []
     for summary in program.modules.values():
         for owner, hooks in summary.forward_hooks.items():
-            caller = summary.qualify(owner) if owner else None
             for line, written in hooks:
-                targets = ([callee.function for callee in program.resolve_calls(caller, written)] if caller
-                           else [found] if (found := program.resolve_name(summary, written)) in program.functions else [])
-                for target in targets:
+                for target in _hook_targets(program, summary, owner, written):
                     if target in program.regions or not program.is_traced(target):
                         continue
                     name = program.display_name(target)
-                    how = f"registered as an nn.Module's forward hook (`{written}`): run by the module's call, compiled where it is"
+                    how = (f"registered as an nn.Module's forward hook (`{written}`): run by the module's call, "
+                           "compiled where it is")
                     chain = (ChainLink(summary.path, line, name, how),)
                     entries.append((target, Region(name, Confidence.LIKELY, chain, entry=target)))
     return entries
+
+
+def _hook_targets(program: Program, summary: ModuleSummary, owner: str, written: str) -> list[str]:
+    """The functions of the tree a hook written ``written`` in ``owner`` (a qualname; ``""`` at module level) may be."""
+    if owner:
+        return [callee.function for callee in program.resolve_calls(summary.qualify(owner), written)]
+    found = program.resolve_name(summary, written)
+    return [found] if found in program.functions else []
 
 
 def _propagate(program: Program, entries: list[tuple[str, Region]]) -> None:

@@ -103,6 +103,11 @@ class LintContext:
         return self.values.kind(node)
 
     @property
+    def current_function(self) -> str | None:
+        """The module-qualified name of the innermost function being walked (``None`` at module level)."""
+        return self._stack[-1].function
+
+    @property
     def is_entry_point(self) -> bool:
         """Whether the current function is where compiling starts (its callers are outside the tree)."""
         function, region = self._stack[-1].function, self.region

@@ -247,8 +247,8 @@ class OptimizerCall(LocalObjectRule):
             return Confidence.LIKELY
         if self.named_and_unbuilt(owner, SCALER_NAME, built):
             return Confidence.LIKELY
-        return Confidence.LIKELY if (isinstance(owner, cst.Name) and self.named_and_unbuilt(owner, PLAIN_SCALER_NAME, built)
-                                     and _a_loss_scaler_call(call)) else None
+        plain = isinstance(owner, cst.Name) and self.named_and_unbuilt(owner, PLAIN_SCALER_NAME, built)
+        return Confidence.LIKELY if plain and _a_loss_scaler_call(call) else None
 
     def _scheduler(self, owner: cst.BaseExpression, call: cst.Call) -> str | None:
         """The scheduler class that built ``owner``; ``LRScheduler`` (``likely``) where it is only declared one, named

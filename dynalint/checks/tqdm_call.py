@@ -1,8 +1,8 @@
 """DYN209 ``tqdm-call``: ``tqdm`` progress bars inside compiled code. Page: ``rules/DYN209-tqdm-call.md``.
 
 Constructors and helpers are recognised by qualified name (``tqdm.tqdm``, ``tqdm.auto.trange``, ...);
-method calls on a bar, and a ``for`` loop over one (or over ``enumerate`` / ``zip`` of one), by what built it (a local ``bar = tqdm(...)`` of the same
-function, a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
+method calls on a bar, and a ``for`` loop over one (or over ``enumerate`` / ``zip`` of one), by what built it (a
+local ``bar = tqdm(...)`` of the same function, a module-level ``BAR = tqdm(...)`` or ``self.bar = tqdm(...)``).
 """
 
 from __future__ import annotations
