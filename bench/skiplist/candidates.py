@@ -84,6 +84,7 @@ CALLS: dict[str, str] = {
     "collections.deque": "collections.deque([1, 2])",
     "types.SimpleNamespace": "types.SimpleNamespace(a=1)",
     "types.MappingProxyType": "types.MappingProxyType(CFG)",
+    "types.MethodType": "types.MethodType(helper, conf)",
     "functools.reduce": "functools.reduce(operator.add, [1, 2, 3])",
     "functools.partial": "functools.partial(helper, 1)()",
     "operator.itemgetter": "operator.itemgetter('a')(CFG)",

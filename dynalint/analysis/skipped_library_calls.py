@@ -172,6 +172,7 @@ SKIPPED_LIBRARY_CALLS: dict[str, tuple[str, str]] = {
     "torchvision.transforms.functional.perspective": ("GB0036", "inlined"),
     "traceback.extract_stack": ("GB0007", "inlined"),
     "traceback.format_stack": ("GB0007", "inlined"),
+    "types.MethodType": ("GB0147", "skipped"),
     "types.SimpleNamespace": ("GB0147", "inlined"),
     "unicodedata.category": ("GB0007", "skipped"),
     "unicodedata.name": ("GB0007", "skipped"),

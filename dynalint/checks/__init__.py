@@ -29,6 +29,7 @@ from dynalint.checks.disabled_collective import DisabledCollective
 from dynalint.checks.eager_frame_comprehension import EagerFrameComprehension
 from dynalint.checks.dynamic_output_shape import DynamicOutputShape
 from dynalint.checks.explicit_graph_break import ExplicitGraphBreak
+from dynalint.checks.generic_alias_call import GenericAliasCall
 from dynalint.checks.global_mutation import GlobalMutation
 from dynalint.checks.hook_registration import HookRegistration
 from dynalint.checks.io_call import IoCall
@@ -115,6 +116,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnrebuildableReturn,
     LoadStateDictCall,
     DeprecatedOverload,
+    GenericAliasCall,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -56,4 +56,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN515', 'unrebuildable-return', True, '>=2.4'),
     ('DYN516', 'load-state-dict-call', True, '>=2.4'),
     ('DYN517', 'deprecated-overload', True, '>=2.4'),
+    ('DYN518', 'generic-alias-call', True, '>=2.4'),
 )
