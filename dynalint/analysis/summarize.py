@@ -164,6 +164,8 @@ def compile_settings(keywords: list[ast.keyword]) -> CompileSettings:
     )
 
 
+# The methods a metric registers a state attribute with, its default value as the second argument or ``default=``.
+METRIC_STATE_ADDERS = frozenset({"add_state", "_add_state"})
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.alias)
 _BLOCK_OWNERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
                  ast.AsyncWith, ast.Try)
@@ -737,6 +739,17 @@ class _Summarizer(ast.NodeVisitor):
             maybe_none = (isinstance(value, ast.Constant) and value.value is None) or (
                 isinstance(value, ast.Name) and value.id in function.none_defaults)
             if registered is not None and not maybe_none:
+                self.summary.classes[function.class_name].tensor_attrs.add(registered)
+                self._registered.setdefault(function.class_name, set()).add(registered)
+        if (function is not None and isinstance(node.func, ast.Attribute) and node.func.attr in METRIC_STATE_ADDERS
+                and dotted_name(node.func.value) == "self" and node.args and function.class_name in self.summary.classes):
+            # ``self.add_state("total", default=torch.tensor(0.0))`` (torchmetrics' and tsl's metrics;
+            # ``self._add_state`` in torcheval): the metric holds its state in that attribute. A list default
+            # (``default=[]``) keeps a list, and is left alone.
+            default = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "default"), None)
+            registered = _registered_name(node.args[0])
+            if registered is not None and default is not None and self._makes_tensor(default):
                 self.summary.classes[function.class_name].tensor_attrs.add(registered)
                 self._registered.setdefault(function.class_name, set()).add(registered)
         if (function is not None and isinstance(node.func, ast.Name) and node.func.id == "setattr"
