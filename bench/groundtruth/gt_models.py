@@ -387,6 +387,9 @@ BUILDER_MODULES: dict[str, str] = {
     "einx": "gt_einx",
     "flash_pytorch": "gt_flash_pytorch",
     "pytorch_fid": "gt_pytorch_fid",
+    "backpack": "gt_backpack",
+    "asdl": "gt_asdl",
+    "curvlinops": "gt_curvlinops",
 }
 
 

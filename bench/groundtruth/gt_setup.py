@@ -303,6 +303,9 @@ LIBRARIES: dict[str, str] = {
     "einx": "0.4.3",
     "FLASH-pytorch": "0.1.9",
     "pytorch-fid": "0.3.0",
+    "backpack-for-pytorch": "1.7.1",  # frameworks joining the twenty-sixth pick on 2026-11-29, before any builder of
+    "asdfghjkl": "0.1a4",  # theirs was written (installed already, as laplace's curvature backends)
+    "curvlinops-for-pytorch": "3.0.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
