@@ -7,7 +7,10 @@ on ``Tensor.backward()`` (GB0123), ``torch.autograd.grad`` (GB9186) and ``torch.
 receiver is known not to be a tensor (a Python value, tensor metadata, a global name such as an
 ``autograd.Function`` class, ``super()``, an object whose class in the tree defines the ``backward`` called: a
 framework's strategy or precision plugin, whose own ``tensor.backward()`` is reported where it is written); it is
-``certain`` only where the value analysis says tensor.
+``certain`` only where the value analysis says tensor. On a receiver not known to be a tensor, a call with three
+positional arguments or more is taken for another object's method (zennit's ``hook.backward(module, grad_input,
+grad_output)`` on a hook read from a weak reference): ``Tensor.backward``'s third positional is ``create_graph``,
+which no one passes so.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class AutogradCall(Rule):
         kind = self.context.kind(receiver)
         if kind in (Kind.CONST, Kind.META, Kind.DATA):
             return
+        if kind is not Kind.TENSOR and len([a for a in node.args if a.keyword is None and not a.star]) >= 3:
+            return  # ``hook.backward(module, grad_input, grad_output)``: a hook's method, not ``Tensor.backward``
         self.report(node, confidence=kind.confidence, call="Tensor.backward()")
 
     def _functional(self, node: cst.Call, resolved: str | None) -> str | None:
