@@ -21,17 +21,25 @@ register what it defines with Dynamo (a custom op, ``allow_in_graph``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
+from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.instances import constructed_by, enclosing_class, is_self, lineage
 from dynalint.analysis.native_modules import native_callee
 from dynalint.analysis.eager_library_calls import breaking_call, inherited_breaking_method, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.wrapped_tensors import breaking_use, wrapped_inputs, wrapped_names, wrapped_parameters
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
+
+WRAPPER_PATTERN = "eagerpy"  # a use of a wrapped tensor, counted with the calls of its package taken whole
 NATIVE_GB_IDS = ("GB0007", "GB0156")  # a C function's call, a Cython function's (measured)
 OBJECT_METHOD_GB_IDS = ("GB0008", "GB0007")  # a Python method of a skipped package's object, a SWIG one's (measured)
 
@@ -46,7 +54,66 @@ class SkippedLibraryCall(LocalObjectRule):
                            if name.split(".", 1)[0] not in SKIPPED_LIBRARY_PACKAGES} | set(NATIVE_GB_IDS)
                           | set(OBJECT_METHOD_GB_IDS)))
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        # Per function being walked: the eagerpy tensors it is handed and those it holds (``wrapped_tensors``).
+        self._wrapped: list[tuple[frozenset[str], frozenset[str]] | None] = []
+        self._parameters: list[frozenset[str]] = []  # and those of them it is given as parameters
+        self._covered: set[int] = set()  # nodes inside a use of a wrapped tensor already reported
+        self._used: list[bool] = []  # per function being walked: whether a breaking use was reported in it
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        inputs, wrapped = wrapped_inputs(node, self.context.resolve), wrapped_names(node, self.context.resolve)
+        self._wrapped.append((inputs, wrapped) if wrapped else None)
+        self._parameters.append(wrapped_parameters(node, self.context.resolve))
+        self._used.append(False)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._wrapped.pop()
+        self._parameters.pop()
+        self._used.pop()
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._wrapped_use(node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        self._wrapped_use(node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._wrapped_use(node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._wrapped_use(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._wrapped_use(node)
+
+    def _wrapped_use(self, node: cst.CSTNode) -> bool:
+        """A use of an eagerpy tensor measured to break (``wrapped_tensors``), reported once per expression: the
+        outermost, where Dynamo breaks first; what it contains is not reported again. Certain: a comparison, and the
+        function's first such use of a parameter. The others are likely: they break where Dynamo meets the frame
+        anew (foolbox's attacks), not after an earlier break in one straight call."""
+        known = self._wrapped[-1] if self._wrapped else None
+        if known is None or id(node) in self._covered:
+            return False
+        use = breaking_use(node, *known, self.context.resolve)
+        if use is None:
+            return False
+        written, gb_id = use
+        self._covered.update(id(inner) for inner in descendants(node))
+        used = {n.value for n in descendants(node) if isinstance(n, cst.Name) and n.value in known[0]}
+        first_of_a_parameter = not self._used[-1] and used <= self._parameters[-1]
+        confidence = Confidence.CERTAIN if isinstance(node, cst.Comparison) or first_of_a_parameter else Confidence.LIKELY
+        self._used[-1] = True
+        self.report(node, gb_ids=(gb_id,), pattern=WRAPPER_PATTERN, confidence=confidence, call=written, gb=gb_id,
+                    measured=MEASURED_ON)
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self._wrapped_use(node):
+            return
         resolved = self.context.resolve(node.func)
         if resolved is None:
             self._object_method(node)
