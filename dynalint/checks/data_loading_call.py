@@ -134,6 +134,16 @@ class DataLoadingCall(LocalObjectRule):
         return Confidence.LIKELY if self.locals.built(node) in (NAMED_LOADER, NAMED_ITERATOR) or self._named_attribute(
             node) else None
 
+    def _returned(self, call: cst.Call) -> str | None:
+        """The data class a function of the tree is annotated to return (laplace's ``subset_loader(loader, indices)
+        -> DataLoader``, iterated at once: ``for batch in subset_loader(...)``)."""
+        callee = self.context.resolve_call(call.func)
+        entry = self.context.program.functions.get(callee.function) if callee is not None else None
+        if entry is None:
+            return None
+        named = [data_class(c) for c in type_hints.classes_named(entry.definition.returns)]
+        return named[0] if named and all(named) else None
+
     def _named_attribute(self, node: cst.BaseExpression) -> bool:
         """``self.train_loader`` that no class of the tree is known to build (laplace keeps the loader its ``fit``
         was given, then loops over it in ``functional_variance``): the attribute counterpart of a local so named.
@@ -146,6 +156,8 @@ class DataLoadingCall(LocalObjectRule):
         """What data object ``node`` is (``DataLoader``, ``TensorDataset``, the iterator of one), or ``None``."""
         if isinstance(node, cst.Attribute) and node.attr.value == "dataset" and self._data(node.value):
             return "Dataset"
+        if isinstance(node, cst.Call):
+            return self._returned(node)
         built = self.locals.built(node)
         if built in (ITERATOR, NAMED_ITERATOR):
             return ITERATOR
