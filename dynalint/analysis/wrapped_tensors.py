@@ -29,7 +29,7 @@ bound to anything else (``x = x.raw``) is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -57,6 +57,11 @@ BREAKING_BUILTINS = {"builtins.len": "GB4841", "builtins.abs": "GB0088"}
 BREAKING_ATTRIBUTES = {"ndim": "GB4841"}
 
 Resolve = Callable[[cst.BaseExpression], "str | None"]
+
+
+def imports_wrapper_package(imported: Iterable[str]) -> bool:
+    """Whether a module's imports (qualified names) bring in eagerpy: only then can its functions hold its tensors."""
+    return any(name == WRAPPER_PACKAGE or name.startswith(WRAPPER_PACKAGE + ".") for name in imported)
 
 
 def wrapped_parameters(function: cst.FunctionDef, resolve: Resolve) -> frozenset[str]:

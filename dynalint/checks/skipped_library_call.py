@@ -31,7 +31,13 @@ from dynalint.analysis.native_modules import native_callee
 from dynalint.analysis.eager_library_calls import breaking_call, inherited_breaking_method, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.analysis.wrapped_tensors import breaking_use, wrapped_inputs, wrapped_names, wrapped_parameters
+from dynalint.analysis.wrapped_tensors import (
+    breaking_use,
+    imports_wrapper_package,
+    wrapped_inputs,
+    wrapped_names,
+    wrapped_parameters,
+)
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -61,12 +67,17 @@ class SkippedLibraryCall(LocalObjectRule):
         self._parameters: list[frozenset[str]] = []  # and those of them it is given as parameters
         self._covered: set[int] = set()  # nodes inside a use of a wrapped tensor already reported
         self._used: list[bool] = []  # per function being walked: whether a breaking use was reported in it
+        self._imports_wrapper = imports_wrapper_package(context.summary.imports.aliases.values())
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
-        inputs, wrapped = wrapped_inputs(node, self.context.resolve), wrapped_names(node, self.context.resolve)
-        self._wrapped.append((inputs, wrapped) if wrapped else None)
-        self._parameters.append(wrapped_parameters(node, self.context.resolve))
+        if self._imports_wrapper:
+            inputs, wrapped = wrapped_inputs(node, self.context.resolve), wrapped_names(node, self.context.resolve)
+            self._wrapped.append((inputs, wrapped) if wrapped else None)
+            self._parameters.append(wrapped_parameters(node, self.context.resolve))
+        else:  # a module that imports nothing of eagerpy holds none of its tensors: no walk of the body
+            self._wrapped.append(None)
+            self._parameters.append(frozenset())
         self._used.append(False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
