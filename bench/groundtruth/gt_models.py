@@ -390,6 +390,15 @@ BUILDER_MODULES: dict[str, str] = {
     "backpack": "gt_backpack",
     "asdl": "gt_asdl",
     "curvlinops": "gt_curvlinops",
+    "hyper_connections": "gt_hyper_connections",
+    "PoPE_pytorch": "gt_PoPE_pytorch",
+    "hl_gauss_pytorch": "gt_hl_gauss_pytorch",
+    "accelerated_scan": "gt_accelerated_scan",
+    "mogrifier": "gt_mogrifier",
+    "axial_positional_embedding": "gt_axial_positional_embedding",
+    "torch_einops_utils": "gt_torch_einops_utils",
+    "pytorch_custom_utils": "gt_pytorch_custom_utils",
+    "discrete_continuous_embed_readout": "gt_discrete_continuous_embed_readout",
 }
 
 

@@ -306,6 +306,15 @@ LIBRARIES: dict[str, str] = {
     "backpack-for-pytorch": "1.7.1",  # frameworks joining the twenty-sixth pick on 2026-11-29, before any builder of
     "asdfghjkl": "0.1a4",  # theirs was written (installed already, as laplace's curvature backends)
     "curvlinops-for-pytorch": "3.0.1",
+    "hyper-connections": "0.4.11",  # the twenty-seventh pick, named on 2026-11-29 (installed already, as dependencies)
+    "PoPE-pytorch": "0.2.1",
+    "hl-gauss-pytorch": "0.3.0",
+    "accelerated-scan": "0.3.1",
+    "mogrifier": "0.0.5",
+    "axial_positional_embedding": "0.3.12",
+    "torch-einops-utils": "0.2.0",
+    "pytorch-custom-utils": "0.0.21",
+    "discrete-continuous-embed-readout": "0.2.12",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
