@@ -739,8 +739,7 @@ class _Summarizer(ast.NodeVisitor):
             maybe_none = (isinstance(value, ast.Constant) and value.value is None) or (
                 isinstance(value, ast.Name) and value.id in function.none_defaults)
             if registered is not None and not maybe_none:
-                self.summary.classes[function.class_name].tensor_attrs.add(registered)
-                self._registered.setdefault(function.class_name, set()).add(registered)
+                self._register_tensor(function.class_name, registered)
         if (function is not None and isinstance(node.func, ast.Attribute) and node.func.attr in METRIC_STATE_ADDERS
                 and dotted_name(node.func.value) == "self" and node.args and function.class_name in self.summary.classes):
             # ``self.add_state("total", default=torch.tensor(0.0))`` (torchmetrics' and tsl's metrics;
@@ -750,8 +749,7 @@ class _Summarizer(ast.NodeVisitor):
                 (k.value for k in node.keywords if k.arg == "default"), None)
             registered = _registered_name(node.args[0])
             if registered is not None and default is not None and self._makes_tensor(default):
-                self.summary.classes[function.class_name].tensor_attrs.add(registered)
-                self._registered.setdefault(function.class_name, set()).add(registered)
+                self._register_tensor(function.class_name, registered)
         if (function is not None and isinstance(node.func, ast.Name) and node.func.id == "setattr"
                 and len(node.args) == 3 and dotted_name(node.args[0]) == "self" and function.class_name is not None
                 and not self._makes_tensor(node.args[2])):
@@ -759,6 +757,12 @@ class _Summarizer(ast.NodeVisitor):
             if named is not None:
                 self._set_plainly.setdefault(function.class_name, set()).add(named)
         self.generic_visit(node)
+
+    def _register_tensor(self, class_name: str, attribute: str) -> None:
+        """``self.<attribute>`` of ``class_name`` is a tensor the class registered (a buffer, a parameter, a metric
+        state)."""
+        self.summary.classes[class_name].tensor_attrs.add(attribute)
+        self._registered.setdefault(class_name, set()).add(attribute)
 
     def _compile_call(self, node: ast.Call, target: ast.expr, how: str, settings: CompileSettings) -> None:
         function = self._current_function()

@@ -30,8 +30,11 @@ bound to anything else (``x = x.raw``) is left alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 import libcst as cst
+
+from dynalint.analysis.cst_walk import children, named_parameters
 
 WRAPPER_PACKAGE = "eagerpy"
 # The annotations that declare a wrapped tensor (qualified as ``LintContext.declared`` gives them).
@@ -51,7 +54,6 @@ BREAKING_OPERATORS: dict[type[cst.BaseBinaryOp], str] = {
     cst.Multiply: "GB0088", cst.Power: "GB0156", cst.MatrixMultiply: "GB0088", cst.FloorDivide: "GB0088",
     cst.Modulo: "GB0088",
 }
-TRACED_OPERATORS = (cst.Add, cst.Subtract, cst.Divide)
 METHOD_GB_ID = "GB0156"
 BREAKING_BUILTINS = {"builtins.len": "GB4841", "builtins.abs": "GB0088"}
 BREAKING_ATTRIBUTES = {"ndim": "GB4841"}
@@ -64,37 +66,27 @@ def imports_wrapper_package(imported: Iterable[str]) -> bool:
     return any(name == WRAPPER_PACKAGE or name.startswith(WRAPPER_PACKAGE + ".") for name in imported)
 
 
-def wrapped_parameters(function: cst.FunctionDef, resolve: Resolve) -> frozenset[str]:
-    """The parameters of ``function`` annotated as wrapped tensors that it never binds again."""
-    bound = {name for name, _ in _bindings(function.body)}
-    return frozenset(p.name.value for p in _parameters(function) if p.name.value not in bound
-                     and p.annotation is not None and resolve(p.annotation.annotation) in TENSOR_TYPES)
+class WrappedTensors(NamedTuple):
+    """What a function holds of eagerpy's tensors (nested functions left out)."""
+
+    parameters: frozenset[str]  # parameters annotated as wrapped tensors that it never binds again
+    inputs: frozenset[str]  # those, and the names bound only to a call into eagerpy: what the frame is handed
+    names: frozenset[str]  # every name holding a wrapped tensor wherever it is bound
 
 
-def wrapped_inputs(function: cst.FunctionDef, resolve: Resolve) -> frozenset[str]:
-    """The wrapped tensors the compiled frame is handed from outside: its ``wrapped_parameters``, and the names
-    bound only to a call into eagerpy (which breaks: the frame resumes with its result handed in)."""
+def wrapped_tensors(function: cst.FunctionDef, resolve: Resolve) -> WrappedTensors:
+    """The wrapped tensors of ``function``, from one walk of its body. A call into eagerpy breaks, so the frame
+    resumes with its result handed in: such a name counts among the inputs."""
     bindings: dict[str, list[cst.BaseExpression | None]] = {}
     for target, value in _bindings(function.body):
         bindings.setdefault(target, []).append(value)
+    parameters = named_parameters(function.params)
+    annotated = {p.name.value for p in parameters
+                 if p.annotation is not None and resolve(p.annotation.annotation) in TENSOR_TYPES}
+    plain = {p.name.value for p in parameters} - annotated
+    unbound = frozenset(annotated - set(bindings))
     called = {name for name, values in bindings.items()
               if all(isinstance(v, cst.Call) and _package_call(v, resolve) for v in values)}
-    return wrapped_parameters(function, resolve) | called
-
-
-def _package_call(node: cst.Call, resolve: Resolve) -> bool:
-    resolved = resolve(node.func)
-    return resolved is not None and resolved.split(".", 1)[0] == WRAPPER_PACKAGE and resolved not in NOT_A_TENSOR
-
-
-def wrapped_names(function: cst.FunctionDef, resolve: Resolve) -> frozenset[str]:
-    """The names of ``function`` that hold a wrapped tensor wherever they are bound (nested functions left out)."""
-    annotated = {p.name.value for p in _parameters(function)
-                 if p.annotation is not None and resolve(p.annotation.annotation) in TENSOR_TYPES}
-    plain = {p.name.value for p in _parameters(function)} - annotated
-    bindings: dict[str, list[cst.BaseExpression | None]] = {}
-    for target, value in _bindings(function.body):
-        bindings.setdefault(target, []).append(value)
     wrapped = set(annotated)
     changed = True
     while changed:  # a name's bindings may read names found wrapped later (``y = x * 2`` before ``x`` is known)
@@ -105,8 +97,15 @@ def wrapped_names(function: cst.FunctionDef, resolve: Resolve) -> frozenset[str]
             if all(value is not None and is_wrapped(value, wrapped, resolve) for value in values):
                 wrapped.add(name)
                 changed = True
-    return frozenset(name for name in wrapped
-                     if all(v is not None and is_wrapped(v, wrapped, resolve) for v in bindings.get(name, [])))
+    names = frozenset(name for name in wrapped
+                      if all(v is not None and is_wrapped(v, wrapped, resolve) for v in bindings.get(name, [])))
+    return WrappedTensors(unbound, unbound | called, names)
+
+
+def _package_call(node: cst.Call, resolve: Resolve) -> bool:
+    """A call into eagerpy that gives one wrapped tensor."""
+    resolved = resolve(node.func)
+    return resolved is not None and resolved.split(".", 1)[0] == WRAPPER_PACKAGE and resolved not in NOT_A_TENSOR
 
 
 def is_wrapped(node: cst.BaseExpression, wrapped: set[str] | frozenset[str], resolve: Resolve) -> bool:
@@ -114,9 +113,8 @@ def is_wrapped(node: cst.BaseExpression, wrapped: set[str] | frozenset[str], res
     if isinstance(node, cst.Name):
         return node.value in wrapped
     if isinstance(node, cst.Call):
-        resolved = resolve(node.func)
-        if resolved is not None:
-            return resolved.split(".", 1)[0] == WRAPPER_PACKAGE and resolved not in NOT_A_TENSOR
+        if resolve(node.func) is not None:
+            return _package_call(node, resolve)
         func = node.func
         return (isinstance(func, cst.Attribute) and func.attr.value not in PLAIN_RESULT_METHODS
                 and is_wrapped(_receiver_root(func.value), wrapped, resolve))
@@ -131,9 +129,8 @@ def is_wrapped(node: cst.BaseExpression, wrapped: set[str] | frozenset[str], res
 
 def breaking_use(node: cst.CSTNode, inputs: frozenset[str], wrapped: frozenset[str],
                  resolve: Resolve) -> tuple[str, str] | None:
-    """What ``node`` does with a wrapped tensor that breaks the graph where it is the frame's first break, as (how it
-    is written, the GB id measured): a use of one of ``inputs``, or a comparison of any of ``wrapped``; ``None``
-    where it does nothing of the kind."""
+    """What ``node`` does with a wrapped tensor that breaks the graph, as (how it is written, the GB id measured): a
+    use of one of ``inputs``, or a comparison of any of ``wrapped``; ``None`` where it does nothing of the kind."""
     if isinstance(node, cst.Call):
         func = node.func
         if isinstance(func, cst.Attribute) and resolve(func) is None and _is_input(_receiver_root(func.value), inputs):
@@ -176,13 +173,6 @@ def _receiver_root(node: cst.BaseExpression) -> cst.BaseExpression:
 def _operator_text(operator: cst.BaseBinaryOp) -> str:
     return cst.Module([]).code_for_node(operator.with_changes(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-
-
-def _parameters(function: cst.FunctionDef) -> Iterator[cst.Param]:
-    params = function.params
-    yield from params.posonly_params
-    yield from params.params
-    yield from params.kwonly_params
 
 
 def _bindings(body: cst.BaseSuite) -> Iterator[tuple[str, cst.BaseExpression | None]]:
@@ -238,7 +228,7 @@ def _augmented(operator: cst.BaseAugOp) -> cst.BaseBinaryOp:
 
 def _own_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The nodes of a function's body, not those of a function or class defined in it (lambdas included)."""
-    for child in node.children:
+    for child in children(node):
         if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         yield child

@@ -31,13 +31,7 @@ from dynalint.analysis.native_modules import native_callee
 from dynalint.analysis.eager_library_calls import breaking_call, inherited_breaking_method, skipped_object
 from dynalint.analysis.skipped_library_calls import MEASURED_ON, SKIPPED_LIBRARY_CALLS, SKIPPED_LIBRARY_PACKAGES
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.analysis.wrapped_tensors import (
-    breaking_use,
-    imports_wrapper_package,
-    wrapped_inputs,
-    wrapped_names,
-    wrapped_parameters,
-)
+from dynalint.analysis.wrapped_tensors import WrappedTensors, breaking_use, imports_wrapper_package, wrapped_tensors
 from dynalint.lint.rule import LocalObjectRule
 from dynalint.model.finding import Confidence
 
@@ -62,28 +56,23 @@ class SkippedLibraryCall(LocalObjectRule):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        # Per function being walked: the eagerpy tensors it is handed and those it holds (``wrapped_tensors``).
-        self._wrapped: list[tuple[frozenset[str], frozenset[str]] | None] = []
-        self._parameters: list[frozenset[str]] = []  # and those of them it is given as parameters
+        # Per function being walked: the eagerpy tensors it holds (``None``: none), and whether a breaking use of
+        # one was reported in it yet.
+        self._wrapped: list[WrappedTensors | None] = []
+        self._used: list[bool] = []
         self._covered: set[int] = set()  # nodes inside a use of a wrapped tensor already reported
-        self._used: list[bool] = []  # per function being walked: whether a breaking use was reported in it
         self._imports_wrapper = imports_wrapper_package(context.summary.imports.aliases.values())
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
-        if self._imports_wrapper:
-            inputs, wrapped = wrapped_inputs(node, self.context.resolve), wrapped_names(node, self.context.resolve)
-            self._wrapped.append((inputs, wrapped) if wrapped else None)
-            self._parameters.append(wrapped_parameters(node, self.context.resolve))
-        else:  # a module that imports nothing of eagerpy holds none of its tensors: no walk of the body
-            self._wrapped.append(None)
-            self._parameters.append(frozenset())
+        # a module that imports nothing of eagerpy holds none of its tensors: no walk of the body
+        tensors = wrapped_tensors(node, self.context.resolve) if self._imports_wrapper else None
+        self._wrapped.append(tensors if tensors is not None and tensors.names else None)
         self._used.append(False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         super().leave_FunctionDef(original_node)
         self._wrapped.pop()
-        self._parameters.pop()
         self._used.pop()
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -109,13 +98,14 @@ class SkippedLibraryCall(LocalObjectRule):
         known = self._wrapped[-1] if self._wrapped else None
         if known is None or id(node) in self._covered:
             return False
-        use = breaking_use(node, *known, self.context.resolve)
+        use = breaking_use(node, known.inputs, known.names, self.context.resolve)
         if use is None:
             return False
         written, gb_id = use
-        self._covered.update(id(inner) for inner in descendants(node))
-        used = {n.value for n in descendants(node) if isinstance(n, cst.Name) and n.value in known[0]}
-        first_of_a_parameter = not self._used[-1] and used <= self._parameters[-1]
+        inside = list(descendants(node))
+        self._covered.update(id(inner) for inner in inside)
+        used = {n.value for n in inside if isinstance(n, cst.Name) and n.value in known.inputs}
+        first_of_a_parameter = not self._used[-1] and used <= known.parameters
         confidence = Confidence.CERTAIN if isinstance(node, cst.Comparison) or first_of_a_parameter else Confidence.LIKELY
         self._used[-1] = True
         self.report(node, gb_ids=(gb_id,), pattern=WRAPPER_PATTERN, confidence=confidence, call=written, gb=gb_id,
