@@ -285,6 +285,35 @@ def test_a_worker_that_dies_costs_only_its_own_item() -> None:
     assert results == [f"lost {i}" if i == 7 else f"done {i}" for i in range(40)]
 
 
+def test_a_pool_that_breaks_while_batches_are_handed_over_costs_only_the_dying_item(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker can die before the last batches are submitted: ``submit`` then raises at once (seen on a loaded
+    CI machine). Those batches run alone like the others of a broken pool."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    real_submit = ProcessPoolExecutor.submit
+    handed: list[int] = []
+
+    def submit_then_break(pool: ProcessPoolExecutor, *args: object) -> object:
+        handed.append(1)
+        if len(handed) > 3:
+            raise BrokenProcessPool("A child process terminated abruptly, the process pool is not usable anymore")
+        return real_submit(pool, *args)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit_then_break)
+
+    def work(index: int) -> str:
+        if index == 7:
+            os._exit(3)
+        return f"done {index}"
+
+    results = parallel.run(work, 40, jobs=2, lost=lambda index: f"lost {index}")
+    assert results == [f"lost {i}" if i == 7 else f"done {i}" for i in range(40)]
+    assert len(handed) > 3, "the pool was made to break while batches were still being handed over"
+
+
 def test_stdin_under_a_name_is_that_file_of_its_project_and_leaves_the_cache_true(tmp_path: Path) -> None:
     """An editor sends the buffer: the cross-file region is found, and the file on disk is not confused with it."""
     write(tmp_path, {**PROJECT, "pkg/helpers.py": "def fast(x):\n    return x * 2\n"})

@@ -73,10 +73,12 @@ def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[in
 
     failed: list[int] = []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts) as pool:
-        futures = [pool.submit(_run_batch, start, stop) for start, stop in batches]
+        futures = [_submit(pool, start, stop) for start, stop in batches]
         try:
             for (start, stop), future in zip(batches, futures):
                 try:
+                    if future is None:
+                        raise BrokenProcessPool("the pool broke before this batch was handed to it")
                     for offset, value in enumerate(_result(future)):
                         results[start + offset] = value
                 except BrokenProcessPool:
@@ -89,6 +91,17 @@ def _run_batches(batches: Sequence[tuple[int, int]], jobs: int, results: dict[in
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     return failed
+
+
+def _submit(pool: Any, start: int, stop: int) -> Any:
+    """The batch's future, or ``None`` where the pool broke already: a worker can die (``os._exit`` in a native
+    parser) while later batches are still being handed over, and ``submit`` then raises at once."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pool.submit(_run_batch, start, stop)
+    except BrokenProcessPool:
+        return None
 
 
 def _result(future: Any) -> Any:
