@@ -399,6 +399,14 @@ BUILDER_MODULES: dict[str, str] = {
     "torch_einops_utils": "gt_torch_einops_utils",
     "pytorch_custom_utils": "gt_pytorch_custom_utils",
     "discrete_continuous_embed_readout": "gt_discrete_continuous_embed_readout",
+    "pytorch_ranger": "gt_pytorch_ranger",
+    "torch_max_mem": "gt_torch_max_mem",
+    "nirtorch": "gt_nirtorch",
+    "einconv": "gt_einconv",
+    "unfoldNd": "gt_unfoldNd",
+    "assoc_scan": "gt_assoc_scan",
+    "memmap_replay_buffer": "gt_memmap_replay_buffer",
+    "arm_pytorch_utilities": "gt_arm_pytorch_utilities",
 }
 
 

@@ -315,6 +315,14 @@ LIBRARIES: dict[str, str] = {
     "torch-einops-utils": "0.2.0",
     "pytorch-custom-utils": "0.0.21",
     "discrete-continuous-embed-readout": "0.2.12",
+    "pytorch-ranger": "0.1.1",  # frameworks joining the twenty-seventh pick on 2026-11-29, before any builder (installed already)
+    "torch-max-mem": "0.1.6",
+    "nirtorch": "2.6",
+    "einconv": "0.1.0",
+    "unfoldNd": "0.2.3",
+    "assoc-scan": "0.0.6",
+    "memmap-replay-buffer": "0.2.3",
+    "arm_pytorch_utilities": "0.5.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
