@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from dynalint.api import lint_source
 from dynalint.project.config import Config
 
@@ -77,3 +79,142 @@ def test_a_registration_in_code_that_is_not_compiled_is_not_flagged() -> None:
             return layer(x)
     """)
     assert lint_source(source, "tap.py", Config(select=("DYN511",))) == []
+
+
+# Handles kept in attributes, made before compiling (ptflops' ``module.__flops_handle__``, torchbearer's
+# ``self.gg["hook"]``): each use below broke with GB0013 on torch 2.13; reading one without using it and the
+# ``len`` of a list of them traced.
+KEPT = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def hook(module, args, output):
+        return output
+
+
+    class Tap:
+        def __init__(self, m):
+            self.gg = {"hook": None}
+            self.gg["hook"] = m.register_forward_hook(hook)
+            handle = m.register_forward_hook(hook)
+            m.__my_handle__ = handle
+            self.single = m.register_forward_hook(hook)
+            self.handles = []
+            self.handles.append(m.register_forward_hook(hook))
+            self.by_name = {"a": m.register_forward_hook(hook)}
+
+
+    class Other:
+        def __init__(self):
+            self.single = None
+
+
+    layer = nn.Linear(2, 2)
+    tap = Tap(layer)
+
+
+    def tested(x):
+        if tap.gg["hook"] is not None:
+            x = x + 1
+        return x
+
+
+    def probed(x):
+        return x * 2 if hasattr(layer, "__my_handle__") else x
+
+
+    def truth(x):
+        if tap.single:
+            x = x + 1
+        return x
+
+
+    def read_only(x):
+        h = tap.single
+        return x * len(tap.handles)
+
+
+    def removed(x):
+        tap.by_name["a"].remove()
+        return x
+
+
+    def removed_all(x):
+        for h in tap.handles:
+            h.remove()
+        return x
+
+
+    def unrelated(x):
+        if hasattr(layer, "weight"):
+            x = x + 1
+        return x
+
+
+    torch.compile(tested, backend="eager")(torch.randn(2))
+    torch.compile(probed, backend="eager")(torch.randn(2))
+    torch.compile(truth, backend="eager")(torch.randn(2))
+    torch.compile(read_only, backend="eager")(torch.randn(2))
+    torch.compile(removed, backend="eager")(torch.randn(2))
+    torch.compile(removed_all, backend="eager")(torch.randn(2))
+    torch.compile(unrelated, backend="eager")(torch.randn(2))
+""")
+
+
+def kept_flagged() -> set[int]:
+    return {f.start.line for f in lint_source(KEPT, "kept.py", Config(select=("DYN511",))) if f.start.line > 25}
+
+
+def test_uses_of_a_handle_kept_in_an_attribute_are_flagged() -> None:
+    lines = KEPT.splitlines()
+    assert [lines[n - 1].strip() for n in sorted(kept_flagged())] == [
+        'if tap.gg["hook"] is not None:',
+        'return x * 2 if hasattr(layer, "__my_handle__") else x',
+        "if tap.single:",
+        'tap.by_name["a"].remove()',
+        "h.remove()",
+    ]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_kept_handles_where_dynalint_says() -> None:
+    from conftest import dynamo_break_lines
+
+    assert {line for line in dynamo_break_lines(KEPT) if line > 25} == kept_flagged()
+
+
+LSUV = textwrap.dedent("""\
+    import torch
+
+    layer = torch.nn.Linear(3, 3)
+
+
+    class Lsuv:
+        def __init__(self):
+            self.gg = {"hook": None, "position": 0, "done": 0}
+            self.gg["hook"] = layer.register_forward_hook(lambda m, i, o: o)
+
+        def step(self, x):
+            if self.gg["position"] > self.gg["done"]:
+                x = x + 1
+            if self.gg["hook"] is None or not self.gg["done"]:
+                x = x - 1
+            return x
+
+
+    lsuv = Lsuv()
+    torch.compile(lsuv.step, backend="eager")(torch.randn(3))
+""")
+
+
+def test_other_items_of_a_dict_holding_a_handle_under_a_literal_key_are_not_handles() -> None:
+    flagged = [f.start.line for f in lint_source(LSUV, "lsuv.py", Config(select=("DYN511",)))]
+    assert flagged == [14]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_only_on_the_item_holding_the_handle() -> None:
+    from conftest import dynamo_break_lines
+
+    assert dynamo_break_lines(LSUV) == {14}

@@ -43,6 +43,9 @@ INSTANCES = (NEW, NEW_ITEM)
 # Calls whose value is a copy of their argument, an instance of the same class (as written: ``from copy import
 # deepcopy`` is the usual import).
 _COPIES = frozenset({"copy.copy", "copy.deepcopy", "deepcopy"})
+# ``functools.partial(fn, ...)`` as written (``from functools import partial`` is the usual import): a value that
+# runs ``fn`` when called.
+_PARTIALS = frozenset({"functools.partial", "partial"})
 # A builtin container made by a display or a comprehension, as the source of what it is assigned to: an instance of
 # no class of the tree, so dispatch runs nothing for it.
 CONTAINERS: dict[type[ast.expr], str] = {
@@ -146,6 +149,8 @@ def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
     if function is not None and written in function.local_sources:
         return _made(function.local_sources[written])
     if written in _COPIES and call.args:  # ``copy.deepcopy(reducer)`` holds an instance of what ``reducer`` holds
+        return sources(call.args[0], function)
+    if written in _PARTIALS and call.args:  # calling ``partial(step, scale=2)`` calls ``step``
         return sources(call.args[0], function)
     return [NEW + written, *_picked_from(call, function, written)]
 

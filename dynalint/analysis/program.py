@@ -160,6 +160,7 @@ class Program:
     _named_classes_memo: NamedClasses | None = field(default=None, repr=False)
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _interfaces_memo: dict[str, int] = field(default_factory=dict, repr=False)
+    _hook_handles_memo: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -984,6 +985,16 @@ class Program:
                 for name in (*cls.attr_types, *cls.tensor_attrs, *cls.container_items, *(
                     attr for attr, sources in cls.attr_sources.items() if not all(map(_from_constructor, sources)))))
         return self._attribute_names_memo
+
+    @property
+    def hook_handles(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The last names of the attributes that the tree gives a module hook's handle, and of those holding
+        handles as items (``hook_handles.py``), over every module (built once)."""
+        if self._hook_handles_memo is None:
+            held = [summary.hook_handles for summary in self.modules.values()]
+            self._hook_handles_memo = (frozenset().union(*(h[0] for h in held)),
+                                       frozenset().union(*(h[1] for h in held)))
+        return self._hook_handles_memo
 
     def classes_with_method(self, name: str) -> list[str]:
         """Every class of the tree that defines method ``name`` or inherits it from a class of the tree (built from

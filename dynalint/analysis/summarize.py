@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from dynalint.analysis import dispatch, type_hints
+from dynalint.analysis import dispatch, higher_order_calls, hook_handles, type_hints
 from dynalint.analysis.call_arguments import WHOLE, FunctionArguments, makes_tensor, tensor_if_parameters
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
 from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
@@ -65,6 +65,8 @@ def summarize(tree: ast.Module, path: str, module: str, is_package: bool = False
     summarizer.guard_functions = _compile_guard_functions(tree, summarizer._is_compiling)
     summarizer.visit(tree)
     summary.nesting = summarizer.deepest
+    handles = summarizer.hook_handles
+    summary.hook_handles = (frozenset(handles.attributes), frozenset(handles.containers))
     return summary
 
 
@@ -229,6 +231,7 @@ class _Summarizer(ast.NodeVisitor):
         self._arguments: list[FunctionArguments] = []  # per enclosing function: what its calls are passed
         self._called_attributes: set[int] = set()  # ``obj.method`` nodes that are called, not read
         self._reads: set[str] = set()  # attribute reads recorded for the innermost function
+        self.hook_handles = hook_handles.HookHandles(self.imports.resolve)  # attributes keeping a hook's handle
 
     def visit(self, node: ast.AST) -> None:
         if id(node) in self.untraced:
@@ -318,6 +321,11 @@ class _Summarizer(ast.NodeVisitor):
             if self.scopes[index][0] == "function":
                 return self.summary.functions.get(".".join(n for _, n in self.scopes[: index + 1]))
         return None
+
+    def _scope_name(self) -> str:
+        """The innermost function's qualname, ``""`` at module level."""
+        function = self._current_function()
+        return function.qualname if function else ""
 
     def _enclosing_class_of_function(self) -> str | None:
         function = self._current_function()
@@ -463,6 +471,7 @@ class _Summarizer(ast.NodeVisitor):
 
     def _assignment(self, targets: list[ast.expr], value: ast.expr) -> None:
         self._type_alias(targets, value)
+        self.hook_handles.assigned(self._scope_name(), targets, value)
         if not self.scopes and isinstance(value, ast.Attribute) and value.attr == "apply":
             applied = self.imports.resolve(dotted_name(value))  # ``_norm = _Norm.apply``: calls of it run ``forward``
             if applied:
@@ -703,6 +712,9 @@ class _Summarizer(ast.NodeVisitor):
                 function.calls.append((node.lineno, callee, self._arguments[-1].call(node)))
             else:  # arguments not read: which parameter gets what is as unknown as behind a splat
                 function.calls.append((node.lineno, callee, _unread(node)))
+            # ``map(step, xs)``, ``model.apply(init)``: the function handed on runs here, its arguments unknown
+            for run_here in higher_order_calls.called_arguments(node, resolved, self.imports.resolve):
+                function.calls.append((node.lineno, run_here, UNREAD_ARGUMENTS))
             if resolved in COLLECTIVES:
                 function.collectives.append(resolved)
             if resolved and runs_eagerly(resolved):
@@ -711,6 +723,7 @@ class _Summarizer(ast.NodeVisitor):
                 if handed:
                     handed_on = self.summary.callbacks.get(function.qualname, ())
                     self.summary.callbacks[function.qualname] = (*handed_on, (node.lineno, resolved, handed))
+        self.hook_handles.called(self._scope_name(), node)
         if callee and (callee.rpartition(".")[2] in FORWARD_HOOK_METHODS or resolved in GLOBAL_FORWARD_HOOKS):
             self._forward_hook(node, function)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)

@@ -234,6 +234,9 @@ class ModuleSummary:
     # ``module.register_forward_hook(self.post_forward)``: per function registering one (its qualname; ``""`` at
     # module level), the hooks it hands over, as (line, the hook as written).
     forward_hooks: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
+    # ``self.handle = m.register_forward_hook(f)``: the last names of attributes given a hook's handle, and of those
+    # holding handles as items (``hook_handles.py``).
+    hook_handles: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     # ``obj.set_processor(Proc())``: method name -> (position, keyword, sources of the argument).
     call_arguments: dict[str, list[tuple[int, str | None, list[str]]]] = field(default_factory=dict)
     # ``torch._dynamo.config.X = value`` assignments: attribute -> bool or list of qualified names.

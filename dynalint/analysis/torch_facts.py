@@ -85,6 +85,11 @@ FORWARD_HOOK_METHODS = frozenset({"register_forward_hook", "register_forward_pre
 GLOBAL_FORWARD_HOOKS = frozenset(
     f"torch.nn.modules.module.{name}" for name in ("register_module_forward_hook", "register_module_forward_pre_hook")
 )
+# Every registration of a module hook, whose result is a ``RemovableHandle`` (DYN511): the methods by their name on
+# any value (a tensor's ``register_hook`` is not one of them), and torch's global registration by its qualified name.
+MODULE_HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+                                       "register_backward_hook", "register_full_backward_pre_hook"})
+GLOBAL_HOOK_REGISTRATIONS = frozenset({"torch.nn.modules.module.register_module_forward_hook"})
 
 COLLECTIVES = frozenset(
     f"torch.distributed.{name}"

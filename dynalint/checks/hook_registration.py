@@ -10,18 +10,22 @@ before compiling.
 
 A handle is known by what built it: a local bound to a registration (``h = m.register_forward_hook(f)``),
 or an item of a local list or dict of them (``handles[name] = ...``, ``handles.append(...)``, then
-``handles[name].remove()`` or ``for h in handles: h.remove()``).
+``handles[name].remove()`` or ``for h in handles: h.remove()``). A handle kept in an attribute
+(``self.handle = ...``, ``module.__flops_handle__ = handle``, ``self.hooks["act"] = ...``: any attribute of
+that name the tree gives one, ``Program.hook_handles``) was made before the compiled code read it, and
+Dynamo cannot represent it either (GB0013, measured): testing it (``if self.handle is not None``, ``if
+self.handle:``, ``hasattr(module, "__flops_handle__")``) breaks there, and so does removing it. Merely
+reading one, or taking the ``len`` of a list of them, traces.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from dynalint.analysis import hook_handles
+from dynalint.analysis.torch_facts import GLOBAL_HOOK_REGISTRATIONS, MODULE_HOOK_REGISTRATIONS
 from dynalint.lint.rule import LocalObjectRule
 
-MODULE_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
-                          "register_backward_hook", "register_full_backward_pre_hook"})
-GLOBAL_HOOKS = frozenset({"torch.nn.modules.module.register_module_forward_hook"})
 # What ``LocalConstructions`` holds for a hook's handle, and for a list or dict of them (no qualified name).
 HANDLE = "<handle of a module hook>"
 HANDLES = "<container of module hook handles>"
@@ -30,17 +34,17 @@ HANDLES = "<container of module hook handles>"
 class HookRegistration(LocalObjectRule):
     code = "DYN511"
     name = "hook-registration"
-    message = "`{call}` in compiled code breaks the graph: Dynamo cannot register or remove a module hook while tracing"
-    help = "Register the hook once, before calling the compiled code, and remove it after"
+    message = "`{call}` in compiled code breaks the graph: Dynamo cannot {what}"
+    help = "Register the hook once, before calling the compiled code, and test or remove its handle after"
     gb_ids = ("GB0467", "GB0013")
 
     def _registers(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
             return False
         func = node.func
-        if self.context.resolve(func) in GLOBAL_HOOKS:
+        if self.context.resolve(func) in GLOBAL_HOOK_REGISTRATIONS:
             return True
-        return (isinstance(func, cst.Attribute) and func.attr.value in MODULE_HOOKS
+        return (isinstance(func, cst.Attribute) and func.attr.value in MODULE_HOOK_REGISTRATIONS
                 and not self.context.kind(func.value).is_tensor_like)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -58,23 +62,79 @@ class HookRegistration(LocalObjectRule):
                 self.locals.declare(target.target.value.value, HANDLES)
 
     def visit_For(self, node: cst.For) -> None:
-        if self.locals.built(node.iter) == HANDLES and isinstance(node.target, cst.Name):
+        kept = isinstance(node.iter, cst.Attribute) and node.iter.attr.value in self.context.program.hook_handles[1]
+        if (kept or self.locals.built(node.iter) == HANDLES) and isinstance(node.target, cst.Name):
             self.locals.declare(node.target.value, HANDLE)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if self._registers(node):
             resolved = self.context.resolve(func)
-            shown = resolved if resolved in GLOBAL_HOOKS else cst.Module([]).code_for_node(func)
-            self.report(node, call=f"{shown}()")
+            shown = resolved if resolved in GLOBAL_HOOK_REGISTRATIONS else _code(func)
+            self.report(node, call=f"{shown}()", what=_REGISTER)
         elif isinstance(func, cst.Attribute) and func.attr.value == "append" and node.args and isinstance(
                 func.value, cst.Name) and self._registers(node.args[0].value):
             self.locals.declare(func.value.value, HANDLES)
         elif (isinstance(func, cst.Attribute) and func.attr.value == "remove" and not node.args
-              and self._handle(func.value)):
-            self.report(node, call=f"{cst.Module([]).code_for_node(func.value)}.remove()")
+              and (self._handle(func.value) or self._kept_handle(func.value))):
+            self.report(node, call=f"{_code(func.value)}.remove()", what=_REGISTER)
+        elif (isinstance(func, cst.Name) and func.value == "hasattr" and len(node.args) == 2
+              and isinstance(name := node.args[1].value, cst.SimpleString)
+              and name.evaluated_value in self.context.program.hook_handles[0]):
+            self.report(node, call=_code(node), what=_REPRESENT)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tested(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._tested(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._tested(node.test)
+
+    def _tested(self, test: cst.BaseExpression) -> None:
+        """A kept handle tested for truth or compared (``self.handle is not None``), anywhere in a test."""
+        if isinstance(test, cst.UnaryOperation):
+            self._tested(test.expression)
+        elif isinstance(test, cst.BooleanOperation):
+            self._tested(test.left)
+            self._tested(test.right)
+        elif isinstance(test, cst.Comparison):
+            operands = [test.left, *(c.comparator for c in test.comparisons)]
+            for operand in operands:
+                if self._kept_handle(operand):
+                    self.report(operand, call=_code(test), what=_REPRESENT)
+                    return
+        elif self._kept_handle(test):
+            self.report(test, call=_code(test), what=_REPRESENT)
 
     def _handle(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.Subscript):
             return self.locals.built(node.value) == HANDLES
         return self.locals.built(node) == HANDLE
+
+    def _kept_handle(self, node: cst.BaseExpression) -> bool:
+        """An attribute the tree gives a handle (``self.handle``), or an item of one holding them
+        (``self.hooks["act"]``): made before the compiled code reads it."""
+        attributes, containers = self.context.program.hook_handles
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute):
+            held_in = node.value.attr.value
+            key = _literal_key(node)
+            return held_in in containers or (key is not None and hook_handles.keyed(held_in, key) in attributes)
+        return isinstance(node, cst.Attribute) and node.attr.value in attributes
+
+
+_REGISTER = "register or remove a module hook while tracing"
+_REPRESENT = "represent a module hook's handle made before compiling"
+
+
+def _literal_key(node: cst.Subscript) -> str | None:
+    """``"hook"`` for ``gg["hook"]``; ``None`` for any other subscript."""
+    if len(node.slice) != 1 or not isinstance(index := node.slice[0].slice, cst.Index):
+        return None
+    value = index.value
+    return value.evaluated_value if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str) else None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)

@@ -118,9 +118,11 @@ class ImportClosure:
 
 
 def settings_key(program: Program, config: Config) -> str:
-    """What every file of one run shares: the config's Dynamo settings and the tree's, and the compile
-    entry points the config declares (computed once per run)."""
-    return repr((config.dynamo, config.target_torch, config.max_file_seconds, config.compiled, program.settings))
+    """What every file of one run shares: the config's Dynamo settings and the tree's, the compile entry
+    points the config declares, and the attributes the tree keeps hooks' handles in (DYN511 reads them in any
+    file; computed once per run)."""
+    return repr((config.dynamo, config.target_torch, config.max_file_seconds, config.compiled, program.settings,
+                 sorted(program.hook_handles[0]), sorted(program.hook_handles[1])))
 
 
 def findings_digest(
