@@ -99,6 +99,7 @@ KEPT = textwrap.dedent("""\
             self.gg["hook"] = m.register_forward_hook(hook)
             handle = m.register_forward_hook(hook)
             m.__my_handle__ = handle
+            m.__my_count__ = m.register_forward_hook(hook)
             self.single = m.register_forward_hook(hook)
             self.handles = []
             self.handles.append(m.register_forward_hook(hook))
@@ -111,6 +112,7 @@ KEPT = textwrap.dedent("""\
 
 
     layer = nn.Linear(2, 2)
+    fresh = nn.Linear(2, 2)
     tap = Tap(layer)
 
 
@@ -146,6 +148,13 @@ KEPT = textwrap.dedent("""\
         return x
 
 
+    def counted_once(x):  # ``fresh`` has no handle yet: the function is the one that stores it
+        if hasattr(fresh, "__my_count__"):
+            return x
+        fresh.__my_count__ = 1
+        return x * 3
+
+
     def unrelated(x):
         if hasattr(layer, "weight"):
             x = x + 1
@@ -158,6 +167,7 @@ KEPT = textwrap.dedent("""\
     torch.compile(read_only, backend="eager")(torch.randn(2))
     torch.compile(removed, backend="eager")(torch.randn(2))
     torch.compile(removed_all, backend="eager")(torch.randn(2))
+    torch.compile(counted_once, backend="eager")(torch.randn(2))
     torch.compile(unrelated, backend="eager")(torch.randn(2))
 """)
 

@@ -46,6 +46,7 @@ _COPIES = frozenset({"copy.copy", "copy.deepcopy", "deepcopy"})
 # ``functools.partial(fn, ...)`` as written (``from functools import partial`` is the usual import): a value that
 # runs ``fn`` when called.
 _PARTIALS = frozenset({"functools.partial", "partial"})
+_METHOD_TYPES = frozenset({"types.MethodType", "MethodType"})  # as written
 # A builtin container made by a display or a comprehension, as the source of what it is assigned to: an instance of
 # no class of the tree, so dispatch runs nothing for it.
 CONTAINERS: dict[type[ast.expr], str] = {
@@ -152,7 +153,21 @@ def _called(call: ast.Call, function: FunctionSummary | None) -> list[str]:
         return sources(call.args[0], function)
     if written in _PARTIALS and call.args:  # calling ``partial(step, scale=2)`` calls ``step``
         return sources(call.args[0], function)
+    bound = bound_function(call)
+    if bound is not None:  # ``count.__get__(module)``, ``types.MethodType(count, module)``: a method running ``count``
+        return sources(bound, function)
     return [NEW + written, *_picked_from(call, function, written)]
+
+
+def bound_function(call: ast.Call) -> ast.expr | None:
+    """The function a call binds to an object as its method: ``fn`` for ``fn.__get__(obj)`` and for
+    ``types.MethodType(fn, obj)`` (ptflops' ``module.start_flops_count = start_flops_count.__get__(module)``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "__get__" and len(call.args) in (1, 2):
+        return func.value
+    if dotted_name(func) in _METHOD_TYPES and len(call.args) == 2:
+        return call.args[0]
+    return None
 
 
 def _made(held: list[str]) -> list[str]:
@@ -192,7 +207,11 @@ def _is_class_name(written: str) -> bool:
 def record_assignment(summary: ModuleSummary, function: FunctionSummary | None, class_name: str | None,
                       nested: bool, targets: list[ast.expr], value: ast.expr) -> None:
     """Record what an assignment tells dispatch: an attribute's value, a local's, a registry's content."""
+    bound = bound_function(value) if isinstance(value, ast.Call) else None
     for target in targets:
+        if bound is not None and isinstance(target, ast.Attribute) and (written := dotted_name(bound)):
+            # ``module.count = count.__get__(module)``: a call ``<anything>.count()`` may run ``count``
+            summary.bound_methods.setdefault(target.attr, []).append(written)
         if isinstance(target, ast.Attribute) and dotted_name(target.value) == "self" and class_name and function:
             cls = summary.classes.get(class_name)
             # ``self._labels = {}``: no dispatch source, but what DYN207 asks (``Program.held_container``)

@@ -161,6 +161,7 @@ class Program:
     _attribute_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _interfaces_memo: dict[str, int] = field(default_factory=dict, repr=False)
     _hook_handles_memo: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False)
+    _bound_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -696,6 +697,8 @@ class Program:
             found = self.method(cls, parts[1]) if cls else None
             if found:
                 return [found]
+            if cls is not None and parts[1] in self._bound_methods():  # ``net.count()`` after ``net.count = f.__get__(net)``
+                return self._bound_methods()[parts[1]]
         elif len(parts) == 2 and not module.module_types.get(parts[0]):
             found = self._annotated_method(function, parts[0], parts[1])
             if found:
@@ -949,6 +952,18 @@ class Program:
         is a module, a class or a function (those resolve by their names)."""
         parts = callee.split(".")
         name = parts[-1]
+        bound = self._bound_methods().get(name)
+        if bound and len(parts) == 2 and parts[0] not in ("self", "cls"):
+            # ``net.count()`` with ``net`` a module-level instance, or any value: what the tree binds under that name,
+            # unless the receiver names a function, a class or a module of the tree
+            receiver = self.resolve_name(module, parts[0])
+            if receiver is None or not (receiver in self.functions or receiver in self.classes or receiver in self.modules):
+                return list(dict.fromkeys([*bound, *self._by_class_method_name(module, function, parts)]))
+        return self._by_class_method_name(module, function, parts)
+
+    def _by_class_method_name(self, module: ModuleSummary, function: FunctionSummary, parts: list[str]) -> list[str]:
+        """``_by_name`` for the methods classes define, under the limits its docstring gives."""
+        name = parts[-1]
         found = self._methods_by_name().get(name, [])  # first: most names are no method, or too many classes'
         if (not found or len(parts) < 2 or not all(part.isidentifier() for part in parts)
                 or name.startswith("__") or name in TENSOR_METHOD_NAMES or name in _BUILTIN_METHOD_NAMES
@@ -1004,14 +1019,28 @@ class Program:
         return list(dict.fromkeys(found))
 
     def _methods_by_name(self) -> dict[str, list[str]]:
-        """Method name -> every method of that name a class of the tree defines itself (built once per tree)."""
+        """Method name -> every method of that name a class of the tree defines itself, and every function the tree
+        binds to an object under that name (``bound_methods``; built once per tree)."""
         if self._by_name_memo is None:
             self._by_name_memo = defaultdict(list)
             for qualified, (_, definition) in self.functions.items():
                 owner, _, name = definition.qualname.rpartition(".")
                 if definition.class_name and owner == definition.class_name:
                     self._by_name_memo[name].append(qualified)
+            for name, functions in self._bound_methods().items():
+                self._by_name_memo[name] += functions
         return self._by_name_memo
+
+    def _bound_methods(self) -> dict[str, list[str]]:
+        """Attribute name -> the functions of the tree bound to some object under that name (``module.count =
+        count.__get__(module)``, ``types.MethodType(count, module)``): ``obj.count()`` may run them (built once)."""
+        if self._bound_memo is None:
+            self._bound_memo = defaultdict(list)
+            for module in self.modules.values():
+                for name, bound in module.bound_methods.items():
+                    functions = (self.resolve_name(module, written) for written in bound)
+                    self._bound_memo[name] += [f for f in functions if f in self.functions]
+        return self._bound_memo
 
     def is_tensor_subclass(self, class_qualified: str) -> bool:
         """Whether the class derives from ``torch.Tensor`` (through bases in the tree)."""

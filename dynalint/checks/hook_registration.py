@@ -20,11 +20,16 @@ reading one, or taking the ``len`` of a list of them, traces.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from dynalint.analysis import hook_handles
+from dynalint.analysis import cst_walk, hook_handles
 from dynalint.analysis.torch_facts import GLOBAL_HOOK_REGISTRATIONS, MODULE_HOOK_REGISTRATIONS
 from dynalint.lint.rule import LocalObjectRule
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 # What ``LocalConstructions`` holds for a hook's handle, and for a list or dict of them (no qualified name).
 HANDLE = "<handle of a module hook>"
@@ -37,6 +42,10 @@ class HookRegistration(LocalObjectRule):
     message = "`{call}` in compiled code breaks the graph: Dynamo cannot {what}"
     help = "Register the hook once, before calling the compiled code, and test or remove its handle after"
     gb_ids = ("GB0467", "GB0013")
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._functions: list[cst.FunctionDef] = []  # the function being linted, innermost last
 
     def _registers(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
@@ -80,8 +89,25 @@ class HookRegistration(LocalObjectRule):
             self.report(node, call=f"{_code(func.value)}.remove()", what=_REGISTER)
         elif (isinstance(func, cst.Name) and func.value == "hasattr" and len(node.args) == 2
               and isinstance(name := node.args[1].value, cst.SimpleString)
-              and name.evaluated_value in self.context.program.hook_handles[0]):
+              and name.evaluated_value in self.context.program.hook_handles[0]
+              and not self._stores_attribute(str(name.evaluated_value))):
             self.report(node, call=_code(node), what=_REPRESENT)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._functions.pop()
+
+    def _stores_attribute(self, name: str) -> bool:
+        """Whether the function being linted gives some object's attribute ``name`` a value: its ``hasattr`` then
+        asks whether the handle is there yet (ptflops' ``if hasattr(module, "__flops_handle__"): return`` before
+        registering), and an absent attribute traces."""
+        return bool(self._functions) and any(
+            isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
+            and node.target.attr.value == name for node in cst_walk.descendants(self._functions[-1]))
 
     def visit_If(self, node: cst.If) -> None:
         self._tested(node.test)
