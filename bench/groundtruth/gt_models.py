@@ -407,6 +407,10 @@ BUILDER_MODULES: dict[str, str] = {
     "assoc_scan": "gt_assoc_scan",
     "memmap_replay_buffer": "gt_memmap_replay_buffer",
     "arm_pytorch_utilities": "gt_arm_pytorch_utilities",
+    "fvcore": "gt_fvcore",
+    "torchsummary": "gt_torchsummary",
+    "pytorch_model_summary": "gt_pytorch_model_summary",
+    "torchprofile": "gt_torchprofile",
 }
 
 

@@ -323,6 +323,10 @@ LIBRARIES: dict[str, str] = {
     "assoc-scan": "0.0.6",
     "memmap-replay-buffer": "0.2.3",
     "arm_pytorch_utilities": "0.5.0",
+    "fvcore": "0.1.5.post20221221",  # four more joining the twenty-seventh pick on 2026-11-29, before any builder of theirs
+    "torchsummary": "1.5.1",
+    "pytorch-model-summary": "0.1.2",
+    "torchprofile": "0.1.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
