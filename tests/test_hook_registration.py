@@ -228,3 +228,64 @@ def test_dynamo_breaks_only_on_the_item_holding_the_handle() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(LSUV) == {14}
+
+
+# A handle made while tracing: storing it into an attribute breaks at the store, returning it at the return
+# (GB0013, measured on torch 2.13); stored into a module-level dict it breaks at the frame's end, on no line of
+# its own, and is not flagged. The registrations are DYN511's as before.
+ESCAPES = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def hook(module, args, output):
+        return output
+
+
+    layer = nn.Linear(2, 2)
+    store = {}
+
+
+    def stored(x):
+        handle = layer.register_forward_hook(hook)
+        layer.__h__ = handle
+        return x * 2
+
+
+    def in_a_dict(x):
+        handle = layer.register_forward_hook(hook)
+        store["h"] = handle
+        return x * 2
+
+
+    def returned(x):
+        handle = layer.register_forward_hook(hook)
+        y = x * 2
+        return y, handle
+
+
+    torch.compile(stored, backend="eager")(torch.randn(2))
+    torch.compile(in_a_dict, backend="eager")(torch.randn(2))
+    torch.compile(returned, backend="eager")(torch.randn(2))
+""")
+
+
+def escapes_flagged() -> set[int]:
+    lines = ESCAPES.splitlines()
+    return {f.start.line for f in lint_source(ESCAPES, "escapes.py", Config(select=("DYN511",)))
+            if "register_forward_hook" not in lines[f.start.line - 1]}
+
+
+def test_a_handle_made_while_tracing_is_flagged_where_it_leaves_the_frame() -> None:
+    lines = ESCAPES.splitlines()
+    assert [lines[n - 1].strip() for n in sorted(escapes_flagged())] == ["layer.__h__ = handle", "return y, handle"]
+
+
+@pytest.mark.torch
+def test_dynamo_breaks_on_escaping_handles_where_dynalint_says() -> None:
+    from conftest import dynamo_break_lines
+
+    lines = ESCAPES.splitlines()
+    in_a_dict_return = next(n for n, line in enumerate(lines, 1) if line.strip() == 'store["h"] = handle') + 1
+    flagged = {f.start.line for f in lint_source(ESCAPES, "escapes.py", Config(select=("DYN511",)))}
+    assert dynamo_break_lines(ESCAPES) == flagged | {in_a_dict_return}

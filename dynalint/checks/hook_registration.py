@@ -15,7 +15,8 @@ or an item of a local list or dict of them (``handles[name] = ...``, ``handles.a
 that name the tree gives one, ``Program.hook_handles``) was made before the compiled code read it, and
 Dynamo cannot represent it either (GB0013, measured): testing it (``if self.handle is not None``, ``if
 self.handle:``, ``hasattr(module, "__flops_handle__")``) breaks there, and so does removing it. Merely
-reading one, or taking the ``len`` of a list of them, traces.
+reading one, or taking the ``len`` of a list of them, traces. A handle made while tracing breaks where it
+leaves the frame: stored into an attribute (``module.__flops_handle__ = handle``) or returned (GB0013).
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class HookRegistration(LocalObjectRule):
             elif (isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name)
                   and self._registers(value)):
                 self.locals.declare(target.target.value.value, HANDLES)
+            if self._handle(value) and isinstance(target.target, cst.Attribute):
+                # ``module.__flops_handle__ = handle``: the store itself breaks (stored into a dict or a list
+                # that outlives the frame, the handle breaks at the frame's end instead, on no line of its own)
+                self.report(value, call=_code(node).strip(), what=_REPRESENT_MADE)
 
     def visit_For(self, node: cst.For) -> None:
         kept = isinstance(node.iter, cst.Attribute) and node.iter.attr.value in self.context.program.hook_handles[1]
@@ -108,6 +113,12 @@ class HookRegistration(LocalObjectRule):
         return bool(self._functions) and any(
             isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
             and node.target.attr.value == name for node in cst_walk.descendants(self._functions[-1]))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value = node.value
+        returned = value.elements if isinstance(value, cst.Tuple) else []
+        if value is not None and (self._handle(value) or any(self._handle(e.value) for e in returned)):
+            self.report(node, call=_code(node).strip(), what=_REPRESENT_MADE)
 
     def visit_If(self, node: cst.If) -> None:
         self._tested(node.test)
@@ -152,6 +163,7 @@ class HookRegistration(LocalObjectRule):
 
 _REGISTER = "register or remove a module hook while tracing"
 _REPRESENT = "represent a module hook's handle made before compiling"
+_REPRESENT_MADE = "hand a module hook's handle made while tracing out of the compiled frame"
 
 
 def _literal_key(node: cst.Subscript) -> str | None:
