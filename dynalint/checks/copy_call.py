@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from dynalint.analysis.instances import constructed_by, enclosing_class, is_nn_module, is_self
@@ -20,6 +22,9 @@ from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace, parenthesized
 from dynalint.lint.rule import Rule, written_name
 from dynalint.model.finding import Applicability, Confidence
+
+if TYPE_CHECKING:
+    from dynalint.analysis.regions import LintContext
 
 # A value held under such a name is a network almost always (``model``, ``self.prev_model``, ``strategy.model``,
 # ``backbone``, ``target_net``): copied, it is taken for an ``nn.Module`` at ``likely`` when nothing says what it is.
@@ -65,7 +70,28 @@ class CopyCall(Rule):
             return "an nn.Module", Confidence.LIKELY  # avalanche's ``copy.deepcopy(strategy.model)``
         return None
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._parameter_containers: list[set[str]] = [set()]  # per function: locals bound to ``_PARAMETER_CONTAINERS``
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._parameter_containers.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._parameter_containers.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        held = self._parameter_containers[-1]
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if _holds_parameters(node.value):
+                    held.add(target.target.value)
+                else:
+                    held.discard(target.target.value)
+
     def _container_of_tensors(self, arg: cst.BaseExpression) -> tuple[str, Confidence] | None:
+        if _holds_parameters(arg) or (isinstance(arg, cst.Name) and arg.value in self._parameter_containers[-1]):
+            return "a container of tensors", Confidence.CERTAIN  # ``dict(self.model.named_parameters())``
         if isinstance(arg, (cst.List, cst.Tuple, cst.Set)):
             values = [e.value for e in arg.elements]
         elif isinstance(arg, cst.Dict):
@@ -104,6 +130,21 @@ class CopyCall(Rule):
             return None
         cls = enclosing_class(self.context)
         return self.context.program.held_container(cls, arg.attr.value) if cls is not None else None
+
+
+def _holds_parameters(value: cst.BaseExpression) -> bool:
+    """``dict(model.named_parameters())``, ``list(model.parameters())``: a builtin container of a module's
+    parameters or buffers (deep-copied, each is a tensor: GB4198, measured on torch 2.13). A ``state_dict()``
+    copies without a break, and is not one."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+            and value.func.value in ("dict", "list", "tuple") and len(value.args) == 1):
+        return False
+    inner = value.args[0].value
+    return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value in _PARAMETER_ITERATORS)
+
+
+_PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 
 
 def _copy_rewrite(call: cst.Call, what: str, confidence: Confidence) -> Replace | None:
