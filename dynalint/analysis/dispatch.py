@@ -340,7 +340,18 @@ def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, 
     """A function or a class of the tree, or an import, handed as an argument, not a local value (a class too:
     ``LinearChain(SampledSemiring)`` may keep it and call its static methods, ``trust_region(x, CGSubproblem)``
     build it)."""
-    return [s for s in sources(arg, function) if s.startswith(REF) and _worth_keeping(summary, s)]
+    found = [s for s in sources(arg, function) if s.startswith(REF) and _worth_keeping(summary, s)]
+    if function is None or function.class_name is None:
+        return found
+    # ``complete_fn=self._complete_step``: resolved where the callee calls it, away from the caller's ``self``, so
+    # named by the caller's class (a subclass's override of it is not followed)
+    return [f"{REF}{function.class_name}.{s[len(REF) + len('self.'):]}" if _is_own_method(s) else s for s in found]
+
+
+def _is_own_method(source: str) -> bool:
+    """``ref:self.step``: a method (or attribute) of the calling object, one name deep."""
+    written = source[len(REF):]
+    return written.startswith("self.") and written.count(".") == 1
 
 
 def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call, key: str,
