@@ -411,6 +411,11 @@ BUILDER_MODULES: dict[str, str] = {
     "torchsummary": "gt_torchsummary",
     "pytorch_model_summary": "gt_pytorch_model_summary",
     "torchprofile": "gt_torchprofile",
+    "hoptorch": "gt_hoptorch",
+    "opt_einsum_fx": "gt_opt_einsum_fx",
+    "torchtyping": "gt_torchtyping",
+    "pytorch_seed": "gt_pytorch_seed",
+    "einops_exts": "gt_einops_exts",
 }
 
 

@@ -327,6 +327,11 @@ LIBRARIES: dict[str, str] = {
     "torchsummary": "1.5.1",
     "pytorch-model-summary": "0.1.2",
     "torchprofile": "0.1.0",
+    "hoptorch": "0.1.4",  # five more joining the twenty-seventh pick, before any builder of theirs (installed already)
+    "opt-einsum-fx": "0.1.4",
+    "torchtyping": "0.1.5",
+    "pytorch-seed": "0.2.0",
+    "einops-exts": "0.0.4",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
