@@ -52,6 +52,7 @@ from dynalint.checks.tensor_attribute_write import TensorAttributeWrite
 from dynalint.checks.tensor_bounded_slice import TensorBoundedSlice
 from dynalint.checks.tensor_item import TensorItem
 from dynalint.checks.tensor_sort_key import TensorSortKey
+from dynalint.checks.tensor_subclass_construction import TensorSubclassConstruction
 from dynalint.checks.tensor_subclass_unwrap import TensorSubclassUnwrap
 from dynalint.checks.tensor_to_scalar import TensorToScalar
 from dynalint.checks.threading_lock import ThreadingLock
@@ -117,6 +118,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     LoadStateDictCall,
     DeprecatedOverload,
     GenericAliasCall,
+    TensorSubclassConstruction,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

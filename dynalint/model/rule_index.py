@@ -57,4 +57,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN516', 'load-state-dict-call', True, '>=2.4'),
     ('DYN517', 'deprecated-overload', True, '>=2.4'),
     ('DYN518', 'generic-alias-call', True, '>=2.4'),
+    ('DYN519', 'tensor-subclass-construction', True, '>=2.4'),
 )
