@@ -291,7 +291,7 @@ def record_call(summary: ModuleSummary, function: FunctionSummary | None, call: 
         # ``super().__init__(compute_fn=...)``: what a subclass hands its base's method, kept under the calling
         # class, so that a base reads only its own subclasses' calls.
         _record_arguments(summary, function, call, f"{summary.qualify(function.class_name)}{SUPER_CALL}{handed_up}",
-                          is_method=False)
+                          is_method=False, handed_up=True)
     if callee is None:
         looked_up = _looked_up_call(call, function)
         if looked_up is not None:
@@ -336,13 +336,14 @@ def named_parameter(callee: str) -> tuple[str, str] | None:
     return receiver, last[len(opening):-len(closing)]
 
 
-def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr) -> list[str]:
+def _functions_handed(summary: ModuleSummary, function: FunctionSummary | None, arg: ast.expr,
+                      handed_up: bool = False) -> list[str]:
     """A function or a class of the tree, or an import, handed as an argument, not a local value (a class too:
     ``LinearChain(SampledSemiring)`` may keep it and call its static methods, ``trust_region(x, CGSubproblem)``
     build it)."""
     found = [s for s in sources(arg, function) if s.startswith(REF) and _worth_keeping(summary, s)]
-    if function is None or function.class_name is None:
-        return found
+    if function is None or function.class_name is None or handed_up:
+        return found  # handed up to a base (``super().__init__(fn=self.step)``): the base's ``self`` is the caller's
     # ``complete_fn=self._complete_step``: resolved where the callee calls it, away from the caller's ``self``, so
     # named by the caller's class (a subclass's override of it is not followed)
     return [f"{REF}{function.class_name}.{s[len(REF) + len('self.'):]}" if _is_own_method(s) else s for s in found]
@@ -355,7 +356,7 @@ def _is_own_method(source: str) -> bool:
 
 
 def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, call: ast.Call, key: str,
-                      is_method: bool) -> None:
+                      is_method: bool, handed_up: bool = False) -> None:
     """Keep under ``key`` what each argument of ``call`` may be: instances of classes for a method's arguments,
     functions of the tree or imports for a function's, and the function a lambda's body calls."""
     arguments: list[tuple[int, str | None, ast.expr]] = [(position, None, arg) for position, arg in enumerate(call.args)]
@@ -365,9 +366,9 @@ def _record_arguments(summary: ModuleSummary, function: FunctionSummary | None, 
         if isinstance(arg, (ast.Call, ast.IfExp, ast.Name)) and (is_method or constructor):
             found = [s for s in sources(arg, function) if s.startswith(INSTANCES) and _is_class_name(s.split(":", 1)[1])]
             if not found and constructor and isinstance(arg, ast.Name):
-                found = _functions_handed(summary, function, arg)
+                found = _functions_handed(summary, function, arg, handed_up)
         elif isinstance(arg, (ast.Name, ast.Attribute)):
-            found = _functions_handed(summary, function, arg)
+            found = _functions_handed(summary, function, arg, handed_up)
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.isidentifier():
             found = [NAME + arg.value]  # the name of a method a ``getattr`` in the callee may look up
         elif isinstance(arg, ast.Constant) and arg.value is None and (is_method or constructor):
