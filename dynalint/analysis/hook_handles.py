@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import GLOBAL_HOOK_REGISTRATIONS, MODULE_HOOK_REGISTRATIONS
 
-_GROWERS = frozenset({"append", "add", "extend"})  # ``handles.append(h)``; ``extend`` with a display of them
+_GROWERS = frozenset({"append", "add", "extend"})
+_GLOBAL_REGISTRATION_NAMES = frozenset(name.rpartition(".")[2] for name in GLOBAL_HOOK_REGISTRATIONS)  # ``handles.append(h)``; ``extend`` with a display of them
 
 
 class HookHandles:
@@ -37,7 +38,9 @@ class HookHandles:
         func = value.func
         if isinstance(func, ast.Attribute) and func.attr in MODULE_HOOK_REGISTRATIONS:
             return True
-        return self._resolve(dotted_name(func)) in GLOBAL_HOOK_REGISTRATIONS
+        written = dotted_name(func)  # resolved only when its last name is a global registration's (rare)
+        return (written is not None and written.rpartition(".")[2] in _GLOBAL_REGISTRATION_NAMES
+                and self._resolve(written) in GLOBAL_HOOK_REGISTRATIONS)
 
     def _holds_handle(self, scope: str, value: ast.expr) -> bool:
         return self._registers(value) or (

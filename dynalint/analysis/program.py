@@ -162,6 +162,7 @@ class Program:
     _interfaces_memo: dict[str, int] = field(default_factory=dict, repr=False)
     _hook_handles_memo: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False)
     _bound_memo: dict[str, list[str]] | None = field(default=None, repr=False)
+    _tensor_subclass_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -1046,6 +1047,15 @@ class Program:
         """Whether the class derives from ``torch.Tensor`` (through bases in the tree)."""
         return any(self.canonical(base) in TENSOR_BASES for current in self.mro(class_qualified)
                    for base in self.classes[current].definition.bases)
+
+    @property
+    def tensor_subclass_names(self) -> frozenset[str]:
+        """The last names of the tree's classes deriving from ``torch.Tensor``: what a call must be written as to build
+        one (built once; most trees have none, and DYN519 asks at every call)."""
+        if self._tensor_subclass_names_memo is None:
+            self._tensor_subclass_names_memo = frozenset(
+                qualified.rpartition(".")[2] for qualified in self.classes if self.is_tensor_subclass(qualified))
+        return self._tensor_subclass_names_memo
 
     def self_class(self, qualified: str) -> str | None:
         """The class whose ``self`` the function reads: its own for a method, the enclosing method's for a function

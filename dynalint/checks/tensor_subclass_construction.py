@@ -27,9 +27,9 @@ class TensorSubclassConstruction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         written = self.context.module_level_name(node.func)
-        if written is None:
-            return
         program = self.context.program
+        if written is None or written.rpartition(".")[2] not in program.tensor_subclass_names:
+            return
         built = program.resolve_class(self.context.summary, written)
         if built is None or not program.is_tensor_subclass(built):
             return
