@@ -416,6 +416,8 @@ BUILDER_MODULES: dict[str, str] = {
     "torchtyping": "gt_torchtyping",
     "pytorch_seed": "gt_pytorch_seed",
     "einops_exts": "gt_einops_exts",
+    "glasflow": "gt_glasflow",
+    "torchlens": "gt_torchlens",
 }
 
 

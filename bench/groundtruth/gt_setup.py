@@ -332,6 +332,8 @@ LIBRARIES: dict[str, str] = {
     "torchtyping": "0.1.5",
     "pytorch-seed": "0.2.0",
     "einops-exts": "0.0.4",
+    "glasflow": "0.4.1",  # the twenty-eighth pick, named on 2026-11-29 (a dry run adds only each itself)
+    "torchlens": "2.36.1",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
