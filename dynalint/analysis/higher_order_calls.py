@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.qualified_names import dotted_name, names_a_class
 
 # Qualified callee -> the positions and keywords of the arguments it calls.
 _CALLED_ARGUMENTS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
@@ -48,7 +48,7 @@ def called_arguments(call: ast.Call, resolved: str | None, resolve: Callable[[st
         handed += [call.args[p] for p in positions if p < len(call.args)]
         handed += [k.value for k in call.keywords if k.arg in keywords]
     elif (isinstance(call.func, ast.Attribute) and call.func.attr == _MODULE_APPLY and len(call.args) == 1
-          and not call.keywords and not _names_class(call.func.value)):
+          and not call.keywords and not names_a_class(dotted_name(call.func.value))):
         handed.append(call.args[0])
     written = (_function_written(arg, resolve) for arg in handed)
     return [name for name in written if name is not None]
@@ -60,9 +60,3 @@ def _function_written(arg: ast.expr, resolve: Callable[[str | None], str | None]
     if isinstance(arg, (ast.Name, ast.Attribute)):
         return dotted_name(arg)
     return None
-
-
-def _names_class(receiver: ast.expr) -> bool:
-    """``Scale`` / ``fns.Scale``: a capitalised last name is taken for a class (PEP 8)."""
-    written = dotted_name(receiver)
-    return bool(written and written.split(".")[-1].lstrip("_")[:1].isupper())

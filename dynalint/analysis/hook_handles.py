@@ -5,9 +5,10 @@ It records the last names of attributes given a handle (``self.handle = m.regist
 ``module.__flops_handle__ = handle`` with ``handle`` a local bound to one) and of attributes holding handles
 as items (``self.hooks[name] = m.register_forward_hook(f)``, ``self.handles.append(...)``, a list display of
 registrations); an item given one under a literal key (``self.gg["hook"] = ...``) is recorded as that item
-alone, ``gg['hook']`` (``keyed``), since such a dict often keeps other values beside it. ``program.py`` unites them over the tree (``Program.hook_handles``) for DYN511: a handle
-made before compiling is a value Dynamo cannot represent (GB0013, measured on torch 2.13), so compiled code
-that tests one (``if self.handle is not None``, ``hasattr(m, "__flops_handle__")``) or removes it breaks.
+alone, ``gg['hook']`` (``keyed``), since such a dict often keeps other values beside it. ``program.py`` unites
+them over the tree (``Program.hook_handles``) for DYN511: a handle made before compiling is a value Dynamo cannot
+represent (GB0013, measured on torch 2.13), so compiled code that tests one (``if self.handle is not None``,
+``hasattr(m, "__flops_handle__")``) or removes it breaks.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from collections.abc import Callable
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import GLOBAL_HOOK_REGISTRATIONS, MODULE_HOOK_REGISTRATIONS
 
-_GROWERS = frozenset({"append", "add", "extend"})
-_GLOBAL_REGISTRATION_NAMES = frozenset(name.rpartition(".")[2] for name in GLOBAL_HOOK_REGISTRATIONS)  # ``handles.append(h)``; ``extend`` with a display of them
+_GROWERS = frozenset({"append", "add", "extend"})  # ``handles.append(h)``; ``extend`` with a display of them
+# The last names of the global registrations: a call is resolved only when its last name is one of them.
+_GLOBAL_REGISTRATION_NAMES = frozenset(name.rpartition(".")[2] for name in GLOBAL_HOOK_REGISTRATIONS)
 
 
 class HookHandles:
@@ -38,7 +40,7 @@ class HookHandles:
         func = value.func
         if isinstance(func, ast.Attribute) and func.attr in MODULE_HOOK_REGISTRATIONS:
             return True
-        written = dotted_name(func)  # resolved only when its last name is a global registration's (rare)
+        written = dotted_name(func)
         return (written is not None and written.rpartition(".")[2] in _GLOBAL_REGISTRATION_NAMES
                 and self._resolve(written) in GLOBAL_HOOK_REGISTRATIONS)
 

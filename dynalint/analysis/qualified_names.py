@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+
+def names_a_class(dotted: str | None) -> bool:
+    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8), a private one too
+    (``_ResultCollection``, ``_BatchNorm``)."""
+    return bool(dotted and dotted.split(".")[-1].lstrip("_")[:1].isupper())
+
 @dataclass
 class ImportTable:
     """Module-level bindings: ``alias -> qualified name`` for imports, plus locally defined names."""

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dynalint.analysis import dispatch, higher_order_calls, hook_handles, type_hints
 from dynalint.analysis.call_arguments import WHOLE, FunctionArguments, makes_tensor, tensor_if_parameters
 from dynalint.analysis.compile_guards import AST, Untraced, guard, statements_after_early_exit
-from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name
+from dynalint.analysis.qualified_names import ImportTable, absolute_module, dotted_name, names_a_class
 from dynalint.analysis.eager_library_calls import runs_eagerly
 from dynalint.analysis.summary import (
     UNREAD_ARGUMENTS,
@@ -379,7 +379,7 @@ class _Summarizer(ast.NodeVisitor):
         function.annotations = {
             a.arg: read for a in args if (read := type_hints.read(a.annotation, self.imports)) is not None
         }
-        if _names_class(returned) and not function.returns_tensor:
+        if names_a_class(returned) and not function.returns_tensor:
             function.returns_class = returned  # ``def build() -> Model``; kept only if it names a class
         for name, annotation in params:
             resolved = self.imports.resolve(annotation)
@@ -520,14 +520,14 @@ class _Summarizer(ast.NodeVisitor):
                 elif callee and "." not in dotted and (function is not None or not self.scopes):
                     types = function.local_types if function is not None else self.summary.module_types
                     earlier = types.get(dotted, callee)
-                    if function is not None and earlier != callee and _names_class(earlier) and _names_class(callee):
+                    if function is not None and earlier != callee and names_a_class(earlier) and names_a_class(callee):
                         # ``jacobian = BroydenFirst(...)`` on one branch, ``LinearMixing(...)`` on another (xitorch's
                         # root solvers): an instance of either, for dispatch (``local_sources``), not of the last.
                         held = function.local_sources.setdefault(dotted, [])
                         for written in (types.pop(dotted), callee):
                             if dispatch.NEW + written not in held:
                                 held.append(dispatch.NEW + written)
-                    elif function is not None and _names_class(callee) and dotted in function.local_sources:
+                    elif function is not None and names_a_class(callee) and dotted in function.local_sources:
                         function.local_sources[dotted].append(dispatch.NEW + callee)
                     else:
                         types[dotted] = callee
@@ -544,7 +544,7 @@ class _Summarizer(ast.NodeVisitor):
         (``SyntheticDataGenerator | Module | None``), a tensor, a builtin, or no annotation."""
         annotation = next((written for param, written in function.params if param == name), None)
         resolved = self.imports.resolve(annotation) or ""
-        if not annotation or resolved in TENSOR_TYPES or resolved.startswith("builtins.") or not _names_class(annotation):
+        if not annotation or resolved in TENSOR_TYPES or resolved.startswith("builtins.") or not names_a_class(annotation):
             return None
         return annotation
 
@@ -609,7 +609,7 @@ class _Summarizer(ast.NodeVisitor):
             if (resolved.startswith("torch.") and torch_result(resolved) is TorchResult.TENSOR) or (
                     self._makes_tensor(node.value)):
                 function.returns_tensor = True
-            elif _names_class(callee):
+            elif names_a_class(callee):
                 function.returns_class = callee
             elif callee and callee not in function.returns_through[0]:
                 function.returns_through = (function.returns_through[0] + (callee,), function.returns_through[1])
@@ -911,12 +911,6 @@ def _may_be_property(name: str) -> bool:
     return not name.startswith("__") and name not in TENSOR_METHOD_NAMES
 
 
-def _names_class(dotted: str | None) -> bool:
-    """``Model`` / ``models.Model``: a capitalised last name is taken for a class (PEP 8), a private one too
-    (``_ResultCollection``, ``_BatchNorm``)."""
-    return bool(dotted and dotted.split(".")[-1].lstrip("_")[:1].isupper())
-
-
 def _strip_module_methods(call: ast.Call) -> ast.Call:
     while (
         isinstance(call.func, ast.Attribute)
@@ -1018,4 +1012,4 @@ def _declared_class_written(node: ast.expr | None, imports: ImportTable) -> str 
     written = dotted_name(named[0]) if isinstance(named[0], (ast.Name, ast.Attribute)) else (
         _declared_class_written(named[0], imports) if isinstance(named[0], ast.Constant) and node is not named[0]
         else None)  # ``Optional["Model"]``; not an annotation that is itself a constant (``channels: 16``)
-    return written if written and _names_class(written) else None
+    return written if written and names_a_class(written) else None
