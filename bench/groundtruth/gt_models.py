@@ -418,6 +418,21 @@ BUILDER_MODULES: dict[str, str] = {
     "einops_exts": "gt_einops_exts",
     "glasflow": "gt_glasflow",
     "torchlens": "gt_torchlens",
+    "timesformer_pytorch": "gt_timesformer_pytorch",
+    "triangle_multiplicative_module": "gt_triangle_multiplicative_module",
+    "segformer_pytorch": "gt_segformer_pytorch",
+    "gated_state_spaces_pytorch": "gt_gated_state_spaces_pytorch",
+    "discrete_key_value_bottleneck_pytorch": "gt_discrete_key_value_bottleneck_pytorch",
+    "rq_transformer": "gt_rq_transformer",
+    "torch_complex": "gt_torch_complex",
+    "transformer_in_transformer": "gt_transformer_in_transformer",
+    "metaformer_gpt": "gt_metaformer_gpt",
+    "token_shift_gpt": "gt_token_shift_gpt",
+    "isab_pytorch": "gt_isab_pytorch",
+    "glom_pytorch": "gt_glom_pytorch",
+    "n_grammer_pytorch": "gt_n_grammer_pytorch",
+    "bidirectional_cross_attention": "gt_bidirectional_cross_attention",
+    "thop": "gt_thop",
 }
 
 

@@ -334,6 +334,21 @@ LIBRARIES: dict[str, str] = {
     "einops-exts": "0.0.4",
     "glasflow": "0.4.1",  # the twenty-eighth pick, named on 2026-11-29 (a dry run adds only each itself)
     "torchlens": "2.36.1",
+    "timesformer-pytorch": "0.4.1",  # joining the twenty-eighth pick on 2026-11-29, before any builder of theirs (a dry run adds only each itself; ultralytics-thop was installed already, for ultralytics)
+    "triangle-multiplicative-module": "0.0.3",
+    "segformer-pytorch": "0.0.6",
+    "gated-state-spaces-pytorch": "0.1.0",
+    "discrete-key-value-bottleneck-pytorch": "0.1.1",
+    "RQ-transformer": "0.1.9",
+    "torch-complex": "0.4.4",
+    "transformer-in-transformer": "0.1.2",
+    "metaformer-gpt": "0.0.5",
+    "token-shift-gpt": "0.0.2",
+    "isab-pytorch": "0.3.0",
+    "glom-pytorch": "0.0.14",
+    "n-grammer-pytorch": "0.0.14",
+    "bidirectional-cross-attention": "0.1.0",
+    "ultralytics-thop": "2.2.3",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
