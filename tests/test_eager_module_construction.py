@@ -193,7 +193,8 @@ def test_a_break_in_a_loop_body_or_a_try_block_gives_the_function_up_too(tmp_pat
 
 def test_the_post_pass_names_the_codes_of_its_rules() -> None:
     from dynalint.checks.built_object_method import BuiltObjectMethod
+    from dynalint.checks.comprehension_resume import ComprehensionResume
     from dynalint.checks.module_construction import ModuleConstruction
     from dynalint.pipeline.callee_breaks import POST_PASS_CODES
 
-    assert POST_PASS_CODES == (ModuleConstruction.code, BuiltObjectMethod.code)
+    assert POST_PASS_CODES == (ModuleConstruction.code, BuiltObjectMethod.code, ComprehensionResume.code)

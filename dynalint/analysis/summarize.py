@@ -663,20 +663,29 @@ class _Summarizer(ast.NodeVisitor):
         if self._arguments:
             self._arguments[-1].bind_loop(node.target, node.iter)
         function = self._current_function()
-        iterated = node.iter
-        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
-            iterated = iterated.args[0]
-            target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else node.target
-        else:
-            target = node.target
-        container = dotted_name(iterated)
-        if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
-            function.loop_containers[target.id] = container[5:]
+        container = self._note_loop_container(function, node.target, node.iter)
         if function is not None and container and "." not in container:
             # ``for train, valid in epoch_iterator:`` runs the class's ``__iter__`` (poutyne's ``EpochIterator``, a
             # generator that fires the callbacks' epoch hooks), resolved as a call of it would be
             function.calls.append((node.lineno, f"{container}.__iter__"))
         self.generic_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        # ``[layer(x) for layer in self.layers]`` calls the held layers as the ``for`` statement does
+        self._note_loop_container(self._current_function(), node.target, node.iter)
+        self.generic_visit(node)
+
+    @staticmethod
+    def _note_loop_container(function: FunctionSummary | None, target: ast.expr, iterated: ast.expr) -> str | None:
+        """What a loop iterates, as written (through ``enumerate`` / ``reversed``); a loop over ``self.<attr>``
+        binding one name is recorded in ``loop_containers``."""
+        if isinstance(iterated, ast.Call) and dotted_name(iterated.func) in ("enumerate", "reversed") and iterated.args:
+            iterated = iterated.args[0]
+            target = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts else target
+        container = dotted_name(iterated)
+        if function is not None and isinstance(target, ast.Name) and container and container.startswith("self."):
+            function.loop_containers[target.id] = container[5:]
+        return container
 
     def _forward_hook(self, node: ast.Call, function: FunctionSummary | None) -> None:
         """``module.register_forward_hook(self.post_forward)``: the hook handed over (the first argument, or ``hook=``;

@@ -39,11 +39,11 @@ from dynalint.analysis import dispatch
 from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
-# The rules whose findings (some of them, for DYN507) come from this pass: DYN507 (``ModuleConstruction``) and
-# DYN508 (``BuiltObjectMethod``). Written out, not read from the rules: a warm run answered from the cache
+# The rules whose findings (some of them, for DYN507 and DYN111) come from this pass: DYN507 (``ModuleConstruction``),
+# DYN508 (``BuiltObjectMethod``) and DYN111 (``ComprehensionResume``, ``comprehension_breaks.py``). Written out, not read from the rules: a warm run answered from the cache
 # filters its findings by them (``reported``) and must not import the rules, and LibCST with them, for it
 # (tests/test_eager_module_construction.py checks the two agree).
-POST_PASS_CODES = ("DYN507", "DYN508")
+POST_PASS_CODES = ("DYN507", "DYN508", "DYN111")
 
 if TYPE_CHECKING:
     from dynalint.analysis.program import Program
@@ -125,13 +125,26 @@ class Definitions:
     def __init__(self, text: str) -> None:
         self._lines = text.splitlines(keepends=True)
         self._text = text
-        self._parsed: dict[int, ast.FunctionDef | ast.AsyncFunctionDef | None] = {}
+        self._parsed: dict[int, tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, int] | None] = {}
         self._whole: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
 
     def of(self, function: FunctionSummary) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The definition of ``function``; ``None`` when the file cannot be parsed."""
+        located = self.located(function)
+        return located[0] if located is not None else None
+
+    def located(self, function: FunctionSummary) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, int] | None:
+        """The definition of ``function``, with what to add to its nodes' lines and columns to place them in
+        the file (a definition parsed alone starts on line 1, dedented); ``None`` when the file cannot be parsed."""
         if function.lineno not in self._parsed:
-            self._parsed[function.lineno] = self._alone(function) or self._in_whole_file(function)
+            alone = self._alone(function)
+            if alone is not None:
+                first = self._lines[(function.start_line or function.lineno) - 1]
+                self._parsed[function.lineno] = (alone, (function.start_line or function.lineno) - 1,
+                                                  len(first) - len(first.lstrip()))
+            else:
+                whole = self._in_whole_file(function)
+                self._parsed[function.lineno] = (whole, 0, 0) if whole is not None else None
         return self._parsed[function.lineno]
 
     def _alone(self, function: FunctionSummary) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -236,12 +249,20 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     run reports on; a DYN507 finding in another file than its caller's is kept only when that file is one
     (it is still listed under the caller, whose cache entry holds it)."""
     from dynalint.checks.built_object_method import BuiltObjectMethod
+    from dynalint.checks.comprehension_resume import ComprehensionResume
     from dynalint.checks.module_construction import ModuleConstruction
+    from dynalint.lint.rule import COMPREHENSION_FRAMES
+    from dynalint.pipeline import comprehension_breaks
 
     wanted = [item for item in linted if set(POST_PASS_CODES) & item[3]]
     if not wanted:
         return {}
+    every_finding = list(every_finding)
     breaks = CalleeBreaks(program, {display: module for display, module, _, _ in linted}, every_finding)
+    resumed: dict[str, set[int]] = defaultdict(set)  # the lines of the rule's own findings, by file
+    for finding in every_finding:
+        if finding.code == ComprehensionResume.code:
+            resumed[finding.filename].add(finding.start.line)
     out: dict[str, list[Finding]] = {}
     for display, module, text, codes in wanted:
         lines = text.splitlines()
@@ -251,6 +272,9 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
             region = program.region_of(qualified)
             if region is None:
                 continue
+            if ComprehensionResume.code in codes and COMPREHENSION_FRAMES:
+                out.setdefault(display, []).extend(comprehension_breaks.findings(
+                    program, breaks, module, function, region, definitions, display, resumed[display]))
             given_up = _given_up_by_built_object(program, breaks, module, function, region, definitions,
                                                  out.setdefault(display, []) if BuiltObjectMethod.code in codes else [],
                                                  display, lines)

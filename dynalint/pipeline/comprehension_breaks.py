@@ -1,0 +1,126 @@
+"""Lint stage, the program post-pass: DYN111 where the break inside a comprehension is in a function it calls.
+
+Called by ``pipeline/callee_breaks.py`` (``findings``), after every file of the run has been linted. The rule
+itself (``checks/comprehension_resume.py``) sees the breaks of one function: a comprehension whose body
+breaks on its own lines. Here the break is in a callee, known from the run's findings
+(``CalleeBreaks.may_break``). Measured on torch 2.13 (Python 3.11), a comprehension whose body calls a function
+that breaks breaks again on its own line when Dynamo cannot rebuild what it iterates, as when the break is
+written inside it:
+
+- over a dict view, ``d.items()`` / ``d.values()`` / ``d.keys()``, list, dict and set comprehensions:
+  "Reconstruction failure" (GB0092), and GB4347 too for ``values()`` and ``keys()``;
+- over what an ``nn.Module`` method yields (``self.parameters()``, ``named_modules()``...): "Generator
+  reconstruction with mutations" (GB8335), and the function is given up;
+- over ``enumerate(xs)``, a list comprehension: GB8335 (over ``enumerate(d.values())``, nothing more);
+- over an ``nn.ModuleList`` / ``Sequential`` the module holds, calling its layers: GB0092 and GB4347.
+
+Over ``zip(...)``, ``map(...)`` or a plain list, a break in a callee gives nothing more (measured), and no
+finding is made. Where the lint stage already reported the comprehension, nothing is added.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from dynalint.analysis.qualified_names import dotted_name
+from dynalint.analysis.torch_facts import MODULE_GENERATORS
+from dynalint.model.finding import Confidence, Finding, Position, Region
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from dynalint.analysis.program import Program
+    from dynalint.analysis.summary import FunctionSummary, ModuleSummary
+    from dynalint.pipeline.callee_breaks import CalleeBreaks, Definitions
+
+DICT_VIEWS = frozenset({"items", "values", "keys"})
+COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, function: FunctionSummary,
+             region: Region, definitions: Definitions, display: str, reported_lines: Collection[int]) -> list[Finding]:
+    """DYN111 at each comprehension of ``function`` whose body calls a function that breaks, over an iterator
+    Dynamo cannot rebuild; ``reported_lines``: the lines the rule already reported in the file."""
+    qualified = module.qualify(function.qualname)
+    breaking: dict[tuple[int, str], Confidence] = {}
+    for site, callee in program.callees(qualified):
+        if callee.disabled or not program.is_traced(callee.function):
+            continue
+        found = breaks.may_break(callee.function)
+        if found is not None:
+            surest = Confidence.LIKELY if callee.via else found
+            if breaking.get((site.line, site.callee)) is not Confidence.CERTAIN:
+                breaking[(site.line, site.callee)] = surest
+    if not breaking:
+        return []
+    located = definitions.located(function)
+    if located is None:
+        return []
+    definition, line_shift, column_shift = located
+    owner = module.qualify(function.class_name) if function.class_name else None
+    out: list[Finding] = []
+    for node in ast.walk(definition):
+        if not isinstance(node, COMPREHENSIONS) or node.lineno + line_shift in reported_lines:
+            continue
+        iterator = _unrebuildable(program, owner, node)
+        if iterator is None:
+            continue
+        inside = [breaking[key] for key in _body_calls(node, line_shift) if key in breaking]
+        if not inside:
+            continue
+        likely = Confidence.LIKELY in (*inside, region.confidence)
+        out.append(_finding(node, line_shift, column_shift, display, iterator,
+                            Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+    return out
+
+
+def _unrebuildable(program: Program, owner: str | None,
+                   node: ast.ListComp | ast.DictComp | ast.SetComp) -> str | None:
+    """What the comprehension iterates, as its message shows it, when it is one Dynamo cannot rebuild after a
+    break inside; else ``None``."""
+    if len(node.generators) != 1:
+        return None  # nested loops were measured not to break again
+    iterated = node.generators[0].iter
+    if isinstance(iterated, ast.Call):
+        func = iterated.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if name in MODULE_GENERATORS or (name in DICT_VIEWS and not iterated.args and not iterated.keywords):
+            return f"{dotted_name(func) or name}()"
+        if (dotted_name(func) == "enumerate" and isinstance(node, ast.ListComp) and iterated.args
+                and not isinstance(iterated.args[0], ast.Call)):
+            return "enumerate()"  # of a list, measured; of a dict view, nothing more
+        return None
+    if (isinstance(iterated, ast.Attribute) and isinstance(iterated.value, ast.Name) and iterated.value.id == "self"
+            and owner is not None):
+        held = program.attribute_types(owner).get(iterated.attr)
+        if held is not None and held.is_container:
+            return f"iter(self.{iterated.attr})"
+    return None
+
+
+def _body_calls(node: ast.ListComp | ast.DictComp | ast.SetComp, line_shift: int) -> list[tuple[int, str]]:
+    """The calls the comprehension makes for each item (in its element, key, value and conditions), as the
+    summary records them: (line, callee as written)."""
+    made = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    parts = [*made, *node.generators[0].ifs]
+    return [(call.lineno + line_shift, written) for part in parts for call in ast.walk(part)
+            if isinstance(call, ast.Call) and (written := dotted_name(call.func))]
+
+
+def _finding(node: ast.ListComp | ast.DictComp | ast.SetComp, line_shift: int, column_shift: int, display: str,
+             iterator: str, confidence: Confidence, region: Region) -> Finding:
+    from dynalint.checks.comprehension_resume import ComprehensionResume
+
+    gives_up = iterator.rsplit(".", 1)[-1].removesuffix("()") in MODULE_GENERATORS
+    unbuilt_generator = gives_up or iterator == "enumerate()"
+    line, end_line = node.lineno + line_shift, (node.end_lineno or node.lineno) + line_shift
+    start = node.col_offset + column_shift + 1
+    end = (node.end_col_offset or node.col_offset) + column_shift + 1
+    return Finding(
+        code=ComprehensionResume.code, name=ComprehensionResume.name,
+        message=ComprehensionResume.message.format(iterator=iterator), filename=display,
+        start=Position(line, start), end=Position(end_line, end), help=ComprehensionResume.help,
+        confidence=confidence, gb_ids=("GB8335",) if unbuilt_generator else ComprehensionResume.gb_ids, region=region,
+        gives_up_frame=gives_up,
+    )
