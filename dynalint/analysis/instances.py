@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import display_sources
-from dynalint.analysis.dispatch import REF, argument_of
+from dynalint.analysis.dispatch import NEW, REF, argument_of
 from dynalint.analysis.torch_facts import IDENTITY_FUNCTIONS, NN_TENSOR_CLASSES
 from dynalint.analysis.type_hints import class_of_type
 
@@ -152,6 +152,23 @@ def constructed_in_subclasses(context: LintContext, node: cst.BaseExpression) ->
 def is_self(node: cst.BaseExpression) -> bool:
     # The value analysis types ``self.<attr>`` the same way: by the conventional first parameter name.
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def constructed_on_some_path(context: LintContext, node: cst.BaseExpression) -> list[str]:
+    """For ``self.<attr>`` in a method: every constructor ``__init__`` (of the class, or the nearest base that
+    assigns it) builds ``attr`` with on one of its paths, qualified where known: ``if bidirectional:
+    self.rnn = nn.LSTM(...)`` / ``else: self.rnn = Block(...)`` gives both, where ``constructed_by`` gives
+    neither. A local built first (``lstm = nn.LSTM(...)``, then ``self.lstm = lstm``) counts as built there."""
+    if not (isinstance(node, cst.Attribute) and is_self(node.value)):
+        return []
+    cls = enclosing_class(context)
+    for owner in context.program.mro(cls) if cls is not None else ():
+        module, summary = context.program.classes[owner]
+        sources = summary.attr_sources.get(node.attr.value)
+        if sources:
+            built = [source[len(NEW):] for source in sources if source.startswith(NEW)]
+            return [_qualify(context, module, written, module.imports.resolve(written)) for written in built]
+    return []
 
 
 def _attribute_type(context: LintContext, attr: str) -> str | None:

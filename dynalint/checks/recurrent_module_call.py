@@ -7,8 +7,9 @@ The finding goes on the first read in each function, and in each branch of an ``
 the first read on the path taken is where the frame falls back); later reads are never traced. The module is
 recognised by what built it, never by its name: ``self.<attr>`` assigned in ``__init__`` (or a
 base's), or a module-level ``NAME = nn.GRU(...)``, both read from the summaries
-(``instances.constructed_by``), including in-tree subclasses of those layers; an attribute that only a
-subclass of the method's class builds as a recurrent layer is reported at ``likely``. In a subclass of
+(``instances.constructed_by``), including in-tree subclasses of those layers; an attribute that ``__init__``
+builds as a recurrent layer on one of its paths only (``if packed: self.lstm = nn.LSTM(...) else: ...``), or
+that only a subclass of the method's class builds as one, is reported at ``likely``. In a subclass of
 those layers, ``super().forward(...)`` runs the layer's own ``forward``, where the frame breaks the same
 way (measured: a ``class GRU(nn.GRU)`` whose ``forward`` calls it, GB0014 on that line).
 """
@@ -20,7 +21,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dynalint.analysis.cst_walk import is_super_call
-from dynalint.analysis.instances import constructed_by, constructed_in_subclasses, enclosing_class, lineage
+from dynalint.analysis.instances import (
+    constructed_by,
+    constructed_in_subclasses,
+    constructed_on_some_path,
+    enclosing_class,
+    lineage,
+)
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import RECURRENT_LAYERS
 from dynalint.lint.rule import Rule
@@ -46,6 +53,7 @@ class RecurrentModuleCall(Rule):
         # node's id -> whether a read was reported before the ``if``; then -> whether its body reported one.
         self._before_branch: dict[int, bool] = {}
         self._after_body: dict[int, bool] = {}
+        self._paths: dict[tuple[str | None, str], list[str | None]] = {}  # (class, attribute) -> layers built
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._reported.append(False)
@@ -111,13 +119,27 @@ class RecurrentModuleCall(Rule):
         built = constructed_by(self.context, node)
         layer = self._recurrent_layer(built) if built is not None else None
         confidence = None
-        if layer is None:  # a subclass may build the attribute as a recurrent layer instead
-            layer = next(filter(None, map(self._recurrent_layer, constructed_in_subclasses(self.context, node))), None)
-            confidence = Confidence.LIKELY
+        if layer is None:  # one path of ``__init__`` may build it as a recurrent layer, or a subclass may instead
+            recurrent = self._recurrent_on_paths(node)
+            layer = next(filter(None, recurrent), None)
+            if layer is None:
+                layer = next(filter(None, map(self._recurrent_layer, constructed_in_subclasses(self.context, node))),
+                             None)
+            confidence = None if recurrent and all(recurrent) else Confidence.LIKELY
         if layer is not None:
             self._reported[-1] = True
             self.report(node, confidence=confidence, callee=dotted_name(node) or "module", layer=layer,
                         use="Calling" if id(node) in self._callees else "Reading")
+
+    def _recurrent_on_paths(self, node: cst.BaseExpression) -> list[str | None]:
+        """For ``self.<attr>``: the recurrent layer each path of ``__init__`` builds it as (``None`` where another
+        class), once per class and attribute."""
+        if not isinstance(node, cst.Attribute):
+            return []
+        key = (enclosing_class(self.context), node.attr.value)
+        if key not in self._paths:
+            self._paths[key] = [self._recurrent_layer(built) for built in constructed_on_some_path(self.context, node)]
+        return self._paths[key]
 
     def _recurrent_layer(self, built: str) -> str | None:
         for qualified in lineage(self.context, built):
