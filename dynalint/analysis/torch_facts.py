@@ -505,8 +505,20 @@ SKIPPED_FUNCTIONS = frozenset(
      "torch.nn.utils.rnn.pad_packed_sequence", "torch.to_dlpack", "torch.from_dlpack", "torch.typename",
      "torch.set_num_threads", "torch.set_num_interop_threads", "torch.set_flush_denormal", "torch.resize_as_",
      "torch.distributions.constraints.is_dependent", "torch.cuda.set_device",
-     "torch.distributed.destroy_process_group", "torch.autograd.Variable", "torch.autograd.variable.Variable"}
+     "torch.distributed.destroy_process_group", "torch.autograd.Variable", "torch.autograd.variable.Variable",
+     # the data loader's helpers, under the names they are imported by (measured on torch 2.13: GB0007 at the call)
+     "torch.utils.data.default_collate", "torch.utils.data.dataloader.default_collate",
+     "torch.utils.data._utils.collate.default_collate", "torch.utils.data.default_convert",
+     "torch.utils.data.dataloader.default_convert", "torch.utils.data._utils.collate.default_convert",
+     "torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info",
+     "torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
+     # the reentrant checkpoint's helpers, which checkpoint wrappers call themselves (fairscale, deepspeed)
+     "torch.utils.checkpoint.check_backward_validity", "torch.utils.checkpoint.detach_variable",
+     "torch.utils.checkpoint.get_device_states", "torch.utils.checkpoint.set_device_states"}
 )
+# Torch functions Dynamo inlines that call a skipped one: the break is reported at their call (measured on torch
+# 2.13: ``pack_sequence`` runs ``pack_padded_sequence``, GB0007 on the caller's line; ``pad_sequence`` traces).
+CALLING_SKIPPED_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pack_sequence"})
 # Torch queries that Dynamo looks up as in-graph functions and then refuses while tracing (measured on torch 2.13):
 # ``torch.is_inference_mode_enabled()`` ("Encountered torch.is_inference_mode_enabled during tracing", GB0046) and
 # ``torch.is_inference(t)`` (a torch op that returned a non-tensor, GB0208); pytorch-ood's detectors ask both.

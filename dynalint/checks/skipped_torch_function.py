@@ -8,13 +8,15 @@ against the installed torch's trace rules by the tests. Names are resolved throu
 ``from torch.nn.utils.rnn import pack_padded_sequence`` is found as well as the dotted call. Two queries Dynamo
 does not skip but refuses while tracing break the same way (``torch_facts.UNTRACED_TORCH_QUERIES``:
 ``torch.is_inference_mode_enabled()``, GB0046, and ``torch.is_inference(t)``, GB0208; measured on torch 2.13).
+A torch function that Dynamo inlines but that calls a skipped one breaks at its own call the same way
+(``torch_facts.CALLING_SKIPPED_FUNCTIONS``: ``pack_sequence``).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dynalint.analysis.torch_facts import SKIPPED_FUNCTIONS, UNTRACED_TORCH_QUERIES
+from dynalint.analysis.torch_facts import CALLING_SKIPPED_FUNCTIONS, SKIPPED_FUNCTIONS, UNTRACED_TORCH_QUERIES
 from dynalint.lint.rule import Rule
 
 
@@ -28,7 +30,7 @@ class SkippedTorchFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.context.resolve(node.func)
-        if resolved in SKIPPED_FUNCTIONS:
+        if resolved in SKIPPED_FUNCTIONS or resolved in CALLING_SKIPPED_FUNCTIONS:
             self.report(node, call=f"{resolved}()")
         elif resolved in UNTRACED_TORCH_QUERIES:
             self.report(node, call=f"{resolved}()", gb_ids=(UNTRACED_TORCH_QUERIES[resolved],))
