@@ -36,6 +36,7 @@ from dynalint.analysis.summary import (
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
     AUTOGRAD_FUNCTION_BASES,
+    AUTOGRAD_RUNS,
     DATACLASS_DECORATORS,
     FRAMEWORK_INSTANCE_CALLS,
     IS_COMPILING,
@@ -1559,6 +1560,8 @@ def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,
             program.classes[summary.qualify(qualname)] = ClassRecord(summary, cls)
     _propagate(program, _entry_points(program) + _declared_entry_points(program, compiled))
     _propagate(program, _uncompiled_forwards(program) + _forward_hooks(program))
+    if _runs_backward(program):
+        _propagate(program, _backward_hooks(program))
     program._calls_memo = {}
     return program
 
@@ -1608,19 +1611,41 @@ def _forward_hooks(program: Program) -> list[tuple[str, Region]]:
     """The functions of the tree registered as an ``nn.Module``'s forward hook or pre-hook (``summary.forward_hooks``):
     the module's call runs them, so they are compiled where the module is (measured on torch 2.13). Likely, as an
     uncompiled ``forward`` is: which modules they are registered on, and whether those are compiled, is not known."""
+    return _hooks(program, "forward_hooks", "an nn.Module's forward hook", "run by the module's call, compiled where it is")
+
+
+def _backward_hooks(program: Program) -> list[tuple[str, Region]]:
+    """The functions of the tree registered as a backward hook (a module's, or a tensor's ``register_hook``;
+    ``summary.backward_hooks``), once some compiled code runs backward: autograd runs them there, while Dynamo's
+    callback is active, and each is compiled as a frame of its own (measured on torch 2.13). Likely: whether the
+    backward that reaches them is the compiled one is not known."""
+    return _hooks(program, "backward_hooks", "a backward hook", "run by autograd, compiled where backward runs in "
+                  "compiled code")
+
+
+def _hooks(program: Program, kind: str, registered: str, runs: str) -> list[tuple[str, Region]]:
     entries = []
     for summary in program.modules.values():
-        for owner, hooks in summary.forward_hooks.items():
+        for owner, hooks in getattr(summary, kind).items():
             for line, written in hooks:
                 for target in _hook_targets(program, summary, owner, written):
                     if target in program.regions or not program.is_traced(target):
                         continue
                     name = program.display_name(target)
-                    how = (f"registered as an nn.Module's forward hook (`{written}`): run by the module's call, "
-                           "compiled where it is")
-                    chain = (ChainLink(summary.path, line, name, how),)
+                    chain = (ChainLink(summary.path, line, name, f"registered as {registered} (`{written}`): {runs}"),)
                     entries.append((target, Region(name, Confidence.LIKELY, chain, entry=target)))
     return entries
+
+
+def _runs_backward(program: Program) -> bool:
+    """Whether some compiled code calls ``.backward()``, ``torch.autograd.backward`` or ``torch.autograd.grad``."""
+    for qualified in program.regions:
+        module, function = program.functions[qualified]
+        for record in function.calls:
+            callee = record[1]
+            if callee.rpartition(".")[2] == "backward" or module.imports.resolve(callee) in AUTOGRAD_RUNS:
+                return True
+    return False
 
 
 def _hook_targets(program: Program, summary: ModuleSummary, owner: str, written: str) -> list[str]:

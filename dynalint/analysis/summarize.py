@@ -33,12 +33,14 @@ from dynalint.analysis.summary import (
 )
 from dynalint.analysis.tensor_method_names import TENSOR_METHOD_NAMES
 from dynalint.analysis.torch_facts import (
+    BACKWARD_HOOK_METHODS,
     COLLECTIVES,
     COMPILE,
     CONTAINERS,
     DISABLE,
     DYNAMO_CONFIG,
     FORWARD_HOOK_METHODS,
+    GLOBAL_BACKWARD_HOOKS,
     GLOBAL_FORWARD_HOOKS,
     IS_COMPILING,
     MODULE_RETURNING_METHODS,
@@ -687,16 +689,18 @@ class _Summarizer(ast.NodeVisitor):
             function.loop_containers[target.id] = container[5:]
         return container
 
-    def _forward_hook(self, node: ast.Call, function: FunctionSummary | None) -> None:
+    def _hook(self, node: ast.Call, function: FunctionSummary | None,
+              hooks: dict[str, tuple[tuple[int, str], ...]]) -> None:
         """``module.register_forward_hook(self.post_forward)``: the hook handed over (the first argument, or ``hook=``;
-        through ``functools.partial``), recorded for ``Program`` to take as compiled code where the module is."""
+        through ``functools.partial``), recorded in ``hooks`` (the summary's forward or backward hooks) for
+        ``Program`` to take as compiled code where the module's call, or backward, is."""
         hook = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "hook"), None)
         if isinstance(hook, ast.Call) and self.imports.resolve(dotted_name(hook.func)) in PARTIAL and hook.args:
             hook = hook.args[0]
         written = dotted_name(hook) if isinstance(hook, (ast.Name, ast.Attribute)) else None
         if written:
             owner = function.qualname if function is not None else ""
-            self.summary.forward_hooks[owner] = (*self.summary.forward_hooks.get(owner, ()), (node.lineno, written))
+            hooks[owner] = (*hooks.get(owner, ()), (node.lineno, written))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         """``x.p`` read: Dynamo runs ``p``'s getter when it is a property (``Program.callees``)."""
@@ -734,7 +738,9 @@ class _Summarizer(ast.NodeVisitor):
                     self.summary.callbacks[function.qualname] = (*handed_on, (node.lineno, resolved, handed))
         self.hook_handles.called(self._scope_name(), node)
         if callee and (callee.rpartition(".")[2] in FORWARD_HOOK_METHODS or resolved in GLOBAL_FORWARD_HOOKS):
-            self._forward_hook(node, function)
+            self._hook(node, function, self.summary.forward_hooks)
+        elif callee and (callee.rpartition(".")[2] in BACKWARD_HOOK_METHODS or resolved in GLOBAL_BACKWARD_HOOKS):
+            self._hook(node, function, self.summary.backward_hooks)
         dispatched_callee = dispatch.record_call(self.summary, function, node, callee)
         if dispatched_callee and function is not None:
             function.calls.append((node.lineno, dispatched_callee))

@@ -80,11 +80,25 @@ TENSOR_BASES = frozenset({"torch.Tensor", "torch._tensor.Tensor"})  # a class de
 # Registrations of a hook that an ``nn.Module``'s call runs before or after ``forward``: where the module is called in
 # compiled code, Dynamo traces the hook there (measured on torch 2.13: a ``print`` in each broke). The methods, by
 # their name on any value, and torch's global registrations, by their qualified name. Backward hooks run in autograd,
-# outside the trace (``register_full_backward_hook``, a tensor's ``register_hook``: measured, no break).
+# outside the module's call: eagerly when backward runs outside compiled code (``register_full_backward_hook``, a
+# tensor's ``register_hook``: measured, no break), as frames of their own when it runs inside (below).
 FORWARD_HOOK_METHODS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
 GLOBAL_FORWARD_HOOKS = frozenset(
     f"torch.nn.modules.module.{name}" for name in ("register_module_forward_hook", "register_module_forward_pre_hook")
 )
+# Registrations of a hook autograd runs: a module's backward hooks and a tensor's ``register_hook``. Backward run in
+# compiled code (``loss.backward()`` in a compiled step, eagerly after its break) runs them while Dynamo's callback
+# is active, and Dynamo compiles each as a frame of its own (measured on torch 2.13: a ``print`` in each broke);
+# backward run outside compiled code runs them eagerly (no break, as above).
+BACKWARD_HOOK_METHODS = frozenset({"register_full_backward_hook", "register_backward_hook",
+                                   "register_full_backward_pre_hook", "register_hook"})
+GLOBAL_BACKWARD_HOOKS = frozenset(
+    f"torch.nn.modules.module.{name}" for name in ("register_module_full_backward_hook",
+                                                   "register_module_backward_hook",
+                                                   "register_module_full_backward_pre_hook")
+)
+# What runs autograd's backward from compiled code: ``loss.backward()`` by its last name, and these by qualified name.
+AUTOGRAD_RUNS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 # Every registration of a module hook, whose result is a ``RemovableHandle`` (DYN511): the methods by their name on
 # any value (a tensor's ``register_hook`` is not one of them), and torch's global registration by its qualified name.
 MODULE_HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
