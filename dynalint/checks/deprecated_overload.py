@@ -8,7 +8,8 @@ the signature of today's overload (the tensors, then ``alpha=`` / ``value=``); t
 Dynamo gives up on it: "Unhandled args for method" (GB0117), measured on torch 2.13. The out-of-place ``add`` /
 ``addcmul`` / ``addcdiv`` and ``sub_`` with the old spelling trace. The arity is what tells the deprecated overload
 (``add_`` with two positional arguments, the others with three), so the finding is ``certain`` on a tensor and
-``likely`` on a value whose type nothing tells. The fix moves the scalar to its keyword, which is what the deprecated
+``likely`` on a value whose type nothing tells, unless a class of the tree defines a method of that name itself
+(asdl's ``ParamVector.add_(other, alpha)``): the value may be one of those, whose call does not break. The fix moves the scalar to its keyword, which is what the deprecated
 overload means: safe.
 """
 
@@ -19,7 +20,7 @@ import libcst as cst
 from dynalint.analysis.values.lattice import Kind
 from dynalint.lint.rewrites import Replace
 from dynalint.lint.rule import Rule
-from dynalint.model.finding import Applicability
+from dynalint.model.finding import Applicability, Confidence
 
 # In-place method -> (positional arguments of its deprecated overload, the keyword today's takes the scalar as).
 DEPRECATED_OVERLOADS: dict[str, tuple[int, str]] = {"add_": (2, "alpha"), "addcmul_": (3, "value"),
@@ -45,6 +46,9 @@ class DeprecatedOverload(Rule):
         kind = self.context.kind(func.value)
         if not kind.may_be_tensor or self.context.resolve(func) is not None:
             return  # a Python value, or a name of a module (``torch.add_``), not a tensor's method
+        if kind.confidence is not Confidence.CERTAIN and self.context.program.defines_method_outside_tensors(
+                func.attr.value):
+            return  # a value of unknown type, and a class of the tree has its own ``add_`` (asdl's ``ParamVector``)
         scalar, *tensors = node.args
         moved = [*(a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in tensors),
                  cst.Arg(scalar.value, keyword=cst.Name(keyword), equal=_TIGHT_EQUAL)]
