@@ -1076,10 +1076,11 @@ class Program:
         owner = entry.module.qualify(entry.definition.class_name)
         return owner if owner in self.classes else None
 
-    def defines_method_outside_tensors(self, name: str) -> bool:
-        """Whether a class of the tree that is not a tensor subclass defines a method ``name`` (asdl's
-        ``ParamVector.add_``): a value of unknown type calling it may be an instance of that class."""
-        return any(not self.method_of_tensor_subclass(qualified) for qualified in self._methods_by_name().get(name, ()))
+    def classes_defining(self, name: str) -> list[str]:
+        """The classes of the tree that define a method ``name`` themselves (asdl's ``ParamVector.add_``): a value of
+        unknown type calling it may be an instance of one of them."""
+        owners = (self.owner_class(qualified) for qualified in self._methods_by_name().get(name, ()))
+        return list(dict.fromkeys(owner for owner in owners if owner is not None))
 
     def method_of_tensor_subclass(self, qualified: str) -> bool:
         """Whether the function is a method of a tensor subclass of the tree (pypose's ``LieTensor.tensor``)."""

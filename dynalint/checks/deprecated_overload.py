@@ -46,8 +46,9 @@ class DeprecatedOverload(Rule):
         kind = self.context.kind(func.value)
         if not kind.may_be_tensor or self.context.resolve(func) is not None:
             return  # a Python value, or a name of a module (``torch.add_``), not a tensor's method
-        if kind.confidence is not Confidence.CERTAIN and self.context.program.defines_method_outside_tensors(
-                func.attr.value):
+        program = self.context.program
+        if kind.confidence is not Confidence.CERTAIN and any(
+                not program.is_tensor_subclass(cls) for cls in program.classes_defining(func.attr.value)):
             return  # a value of unknown type, and a class of the tree has its own ``add_`` (asdl's ``ParamVector``)
         scalar, *tensors = node.args
         moved = [*(a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in tensors),
