@@ -38,6 +38,7 @@ from dynalint.checks.logging_call import LoggingCall
 from dynalint.checks.module_construction import ModuleConstruction
 from dynalint.checks.numpy_call import NumpyCall
 from dynalint.checks.optimizer_call import OptimizerCall
+from dynalint.checks.outside_iterator_next import OutsideIteratorNext
 from dynalint.checks.parameter_construction import ParameterConstruction
 from dynalint.checks.print_call import PrintCall
 from dynalint.checks.python_scalar_recompile import PythonScalarRecompile
@@ -119,6 +120,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DeprecatedOverload,
     GenericAliasCall,
     TensorSubclassConstruction,
+    OutsideIteratorNext,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -63,6 +63,7 @@ class DataLoadingCall(LocalObjectRule):
     message = "`{call}` in compiled code breaks the graph: Dynamo skips torch.utils.data's datasets and loaders"
     help = "Load the batch outside the compiled function and pass its tensors in"
     gb_ids = ("GB0008",)
+    supersedes = ("DYN520",)  # ``next()`` of a loader's iterator kept on an attribute: the loader is what breaks
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
