@@ -4,7 +4,9 @@ Measured on torch 2.13 (Python 3.11): a comprehension whose body calls a functio
 on its own line when Dynamo cannot rebuild what it iterates: a dict view (list, dict and set
 comprehensions), ``enumerate`` of a list, an ``nn.Module``'s parameter generator, or a module list the
 module holds. Over ``zip``, ``map``, a plain list or ``enumerate`` of a dict view it does not, and neither
-does a comprehension whose callee does not break. The callee may be in another file.
+does a comprehension whose callee does not break. The callee may be in another file. A generator
+expression that ``sum`` / ``any`` / ``all`` / ``set`` consume breaks again (GB8335) over anything, whether the
+break is in a callee or on its own lines; one that ``tuple`` or ``max`` consume, or a ``for`` loops over, does not.
 """
 
 from __future__ import annotations
@@ -75,6 +77,37 @@ PROGRAM = textwrap.dedent("""\
         return {k: quiet(v) for k, v in d.items()}
 
 
+    def summed(xs):
+        return sum(noisy(x) for x in xs)
+
+
+    def any_positive(xs):
+        return any(through(x).sum() > 0 for x in xs)
+
+
+    def summed_inline(xs):
+        total = sum(
+            x * x.sum().item()
+            for x in xs
+        )
+        return total
+
+
+    def as_tuple(xs):
+        return tuple(noisy(x) for x in xs)
+
+
+    def largest(xs):
+        return max(noisy(x).sum() for x in xs)
+
+
+    def looped(xs):
+        out = xs[0]
+        for y in (noisy(x) for x in xs):
+            out = out + y
+        return out
+
+
     class Layer(nn.Module):
         def forward(self, x):
             print("layer")
@@ -111,6 +144,12 @@ PROGRAM = textwrap.dedent("""\
     torch.compile(over_list, backend="eager")(xs)
     torch.compile(enumerate_values, backend="eager")(d)
     torch.compile(quiet_items, backend="eager")(d)
+    torch.compile(summed, backend="eager")(xs)
+    torch.compile(any_positive, backend="eager")(xs)
+    torch.compile(summed_inline, backend="eager")(xs)
+    torch.compile(as_tuple, backend="eager")(xs)
+    torch.compile(largest, backend="eager")(xs)
+    torch.compile(looped, backend="eager")(xs)
     torch.compile(Stack(), backend="eager")(torch.ones(2))
     torch.compile(Norms(), backend="eager")(torch.ones(2))
 """)
@@ -135,6 +174,18 @@ def test_a_callee_breaking_inside_an_unrebuildable_iteration_breaks_at_the_compr
 def test_iterations_dynamo_resumes_and_quiet_callees_are_left_alone() -> None:
     found = flagged()
     for text in ("zip(xs, ys)]", "map(torch.neg, xs)]", "for x in xs]", "enumerate(d.values())]", "quiet(v) for"):
+        assert line_of(text) not in found, text
+
+
+def test_a_generator_expression_that_sum_any_all_or_set_consume_breaks_again() -> None:
+    found = flagged()
+    expected = [line_of(text) for text in ("sum(noisy(x) for x in xs)", "any(through(x).sum() > 0", "total = sum(")]
+    assert {line: found.get(line) for line in expected} == dict.fromkeys(expected, "DYN111")
+
+
+def test_generator_expressions_other_consumers_force_are_left_alone() -> None:
+    found = flagged()
+    for text in ("tuple(noisy(x) for x in xs)", "max(noisy(x).sum()", "for y in (noisy(x) for x in xs)"):
         assert line_of(text) not in found, text
 
 

@@ -260,9 +260,12 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
     every_finding = list(every_finding)
     breaks = CalleeBreaks(program, {display: module for display, module, _, _ in linted}, every_finding)
     resumed: dict[str, set[int]] = defaultdict(set)  # the lines of the rule's own findings, by file
+    file_breaks: dict[str, list[Finding]] = defaultdict(list)  # the break findings, by file
     for finding in every_finding:
         if finding.code == ComprehensionResume.code:
             resumed[finding.filename].add(finding.start.line)
+        elif finding.cell is None and _breaks(finding.code):
+            file_breaks[finding.filename].append(finding)
     out: dict[str, list[Finding]] = {}
     for display, module, text, codes in wanted:
         lines = text.splitlines()
@@ -274,7 +277,8 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
                 continue
             if ComprehensionResume.code in codes and COMPREHENSION_FRAMES:
                 out.setdefault(display, []).extend(comprehension_breaks.findings(
-                    program, breaks, module, function, region, definitions, display, resumed[display]))
+                    program, breaks, module, function, region, definitions, display, resumed[display],
+                    file_breaks[display]))
             given_up = _given_up_by_built_object(program, breaks, module, function, region, definitions,
                                                  out.setdefault(display, []) if BuiltObjectMethod.code in codes else [],
                                                  display, lines)

@@ -12,7 +12,10 @@ written inside it:
 - over what an ``nn.Module`` method yields (``self.parameters()``, ``named_modules()``...): "Generator
   reconstruction with mutations" (GB8335), and the function is given up;
 - over ``enumerate(xs)``, a list comprehension: GB8335 (over ``enumerate(d.values())``, nothing more);
-- over an ``nn.ModuleList`` / ``Sequential`` the module holds, calling its layers: GB0092 and GB4347.
+- over an ``nn.ModuleList`` / ``Sequential`` the module holds, calling its layers: GB0092 and GB4347;
+- a generator expression that ``sum``, ``any``, ``all`` or ``set`` consumes, over anything, whose body breaks in a
+  callee or on its own lines: "Generator reconstruction with mutations" (GB8335). Handed to ``tuple``, ``list``,
+  ``sorted`` or ``max``, or looped over by a ``for``, it gives nothing more.
 
 Over ``zip(...)``, ``map(...)`` or a plain list, a break in a callee gives nothing more (measured), and no
 finding is made. Where the lint stage already reported the comprehension, nothing is added.
@@ -28,7 +31,7 @@ from dynalint.analysis.torch_facts import MODULE_GENERATORS
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
     from dynalint.analysis.program import Program
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
@@ -36,12 +39,16 @@ if TYPE_CHECKING:
 
 DICT_VIEWS = frozenset({"items", "values", "keys"})
 COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.SetComp)
+GENERATOR_CONSUMERS = frozenset({"sum", "any", "all", "set"})
 
 
 def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, function: FunctionSummary,
-             region: Region, definitions: Definitions, display: str, reported_lines: Collection[int]) -> list[Finding]:
+             region: Region, definitions: Definitions, display: str, reported_lines: Collection[int],
+             file_breaks: Sequence[Finding] = ()) -> list[Finding]:
     """DYN111 at each comprehension of ``function`` whose body calls a function that breaks, over an iterator
-    Dynamo cannot rebuild; ``reported_lines``: the lines the rule already reported in the file."""
+    Dynamo cannot rebuild, and at each generator expression that ``sum`` / ``any`` / ``all`` / ``set`` consume
+    whose body breaks, in a callee or on its own lines (``file_breaks``: the break findings of the file);
+    ``reported_lines``: the lines the rule already reported in the file."""
     qualified = module.qualify(function.qualname)
     breaking: dict[tuple[int, str], Confidence] = {}
     for site, callee in program.callees(qualified):
@@ -52,7 +59,8 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
             surest = Confidence.LIKELY if callee.via else found
             if breaking.get((site.line, site.callee)) is not Confidence.CERTAIN:
                 breaking[(site.line, site.callee)] = surest
-    if not breaking:
+    inside_function = [f for f in file_breaks if function.start_line <= f.start.line <= function.end_line]
+    if not breaking and not inside_function:
         return []
     located = definitions.located(function)
     if located is None:
@@ -61,6 +69,19 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
     owner = module.qualify(function.class_name) if function.class_name else None
     out: list[Finding] = []
     for node in ast.walk(definition):
+        consumed = _consumed_generator(node)
+        if consumed is not None and consumed.lineno + line_shift not in reported_lines:
+            inside = [breaking[key] for key in _body_calls(consumed, line_shift) if key in breaking]
+            body = (consumed.elt, *consumed.generators[0].ifs)
+            inside += [f.confidence for f in inside_function
+                       if any(_spans(part, line_shift, column_shift, f) for part in body)]
+            if inside:
+                likely = Confidence.LIKELY in (*inside, region.confidence)
+                iterated = ast.unparse(consumed.generators[0].iter)
+                out.append(_finding(consumed, line_shift, column_shift, display,
+                                    iterated if len(iterated) <= 40 else iterated[:37] + "...",
+                                    Confidence.LIKELY if likely else Confidence.CERTAIN, region, generator=True))
+            continue
         if not isinstance(node, COMPREHENSIONS) or node.lineno + line_shift in reported_lines:
             continue
         iterator = _unrebuildable(program, owner, node)
@@ -99,7 +120,26 @@ def _unrebuildable(program: Program, owner: str | None,
     return None
 
 
-def _body_calls(node: ast.ListComp | ast.DictComp | ast.SetComp, line_shift: int) -> list[tuple[int, str]]:
+def _consumed_generator(node: ast.AST) -> ast.GeneratorExp | None:
+    """The generator expression ``node`` hands to ``sum`` / ``any`` / ``all`` / ``set``, with one loop. Measured on
+    torch 2.13: a break inside it breaks again at the expression ("Generator reconstruction with mutations",
+    GB8335); handed to ``tuple``, ``list``, ``sorted`` or ``max``, or looped over by a ``for``, it does not."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in GENERATOR_CONSUMERS
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)):
+        return None
+    generator = node.args[0]
+    return generator if len(generator.generators) == 1 else None
+
+
+def _spans(part: ast.expr, line_shift: int, column_shift: int, finding: Finding) -> bool:
+    """Whether ``finding`` lies inside ``part`` of a definition parsed with those shifts."""
+    start = (part.lineno + line_shift, part.col_offset + column_shift + 1)
+    end = ((part.end_lineno or part.lineno) + line_shift, (part.end_col_offset or part.col_offset) + column_shift + 1)
+    return start <= (finding.start.line, finding.start.column) and (finding.end.line, finding.end.column) <= end
+
+
+def _body_calls(node: ast.ListComp | ast.DictComp | ast.SetComp | ast.GeneratorExp,
+                line_shift: int) -> list[tuple[int, str]]:
     """The calls the comprehension makes for each item (in its element, key, value and conditions), as the
     summary records them: (line, callee as written)."""
     made = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
@@ -108,12 +148,12 @@ def _body_calls(node: ast.ListComp | ast.DictComp | ast.SetComp, line_shift: int
             if isinstance(call, ast.Call) and (written := dotted_name(call.func))]
 
 
-def _finding(node: ast.ListComp | ast.DictComp | ast.SetComp, line_shift: int, column_shift: int, display: str,
-             iterator: str, confidence: Confidence, region: Region) -> Finding:
+def _finding(node: ast.ListComp | ast.DictComp | ast.SetComp | ast.GeneratorExp, line_shift: int, column_shift: int,
+             display: str, iterator: str, confidence: Confidence, region: Region, generator: bool = False) -> Finding:
     from dynalint.checks.comprehension_resume import ComprehensionResume
 
-    gives_up = iterator.rsplit(".", 1)[-1].removesuffix("()") in MODULE_GENERATORS
-    unbuilt_generator = gives_up or iterator == "enumerate()"
+    gives_up = not generator and iterator.rsplit(".", 1)[-1].removesuffix("()") in MODULE_GENERATORS
+    unbuilt_generator = gives_up or generator or iterator == "enumerate()"
     line, end_line = node.lineno + line_shift, (node.end_lineno or node.lineno) + line_shift
     start = node.col_offset + column_shift + 1
     end = (node.end_col_offset or node.col_offset) + column_shift + 1
