@@ -44,7 +44,7 @@ DEFAULT_OUT = ROOT / "rules" / "versions.json"
 VENVS = Path.home() / ".cache" / "dynalint-bench" / "torch-venvs"
 # What the pages import besides torch and the standard library (DYN209, DYN210), at the versions the
 # test environment has, so that no release is measured against other libraries than another.
-PAGE_LIBRARIES = ("numpy==2.4.6", "tqdm==4.70.1", "scipy==1.17.1")
+PAGE_LIBRARIES = ("numpy==2.4.6", "tqdm==4.70.1", "scipy==1.17.1", "tensordict==0.14.3")
 INSTALLED_LIST = "dynalint-matrix-requirements.txt"  # written into a venv once it is filled
 _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
 _EXPANDED = {(), ("about",), ("blocks",), ("releases",), ("releases", "*"), ("releases", "*", "blocks")}

@@ -164,6 +164,7 @@ class Program:
     _hook_handles_memo: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False)
     _bound_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _tensor_subclass_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _tensorclass_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -1058,6 +1059,26 @@ class Program:
                 qualified.rpartition(".")[2] for qualified in self.classes if self.is_tensor_subclass(qualified))
         return self._tensor_subclass_names_memo
 
+    def is_tensorclass(self, class_qualified: str) -> bool:
+        """Whether the class is a tensordict tensorclass: it, or a base of it in the tree, derives from
+        ``tensordict.TensorClass`` (``TensorClass["frozen"]`` too) or is decorated ``@tensorclass``."""
+        for current in self.mro(class_qualified):
+            module, cls = self.classes[current]
+            if any(_names_tensordict(self.canonical(base) or base, "TensorClass") for base in cls.bases):
+                return True
+            if any(_names_tensordict(module.imports.resolve(written) or written, "tensorclass")
+                   for written in cls.decorators):
+                return True
+        return False
+
+    @property
+    def tensorclass_names(self) -> frozenset[str]:
+        """The last names of the tree's tensorclasses (built once, as ``tensor_subclass_names``)."""
+        if self._tensorclass_names_memo is None:
+            self._tensorclass_names_memo = frozenset(
+                qualified.rpartition(".")[2] for qualified in self.classes if self.is_tensorclass(qualified))
+        return self._tensorclass_names_memo
+
     def self_class(self, qualified: str) -> str | None:
         """The class whose ``self`` the function reads: its own for a method, the enclosing method's for a function
         nested in one that has no ``self`` of its own (``_closed_over_class``)."""
@@ -1548,6 +1569,11 @@ class Program:
             return [qualified]
         forward = self.forward(qualified) if qualified in self.classes else None
         return [forward] if forward else []
+
+
+def _names_tensordict(qualified: str, name: str) -> bool:
+    """``tensordict.TensorClass`` / ``tensordict.tensorclass.tensorclass``: ``name`` in the tensordict package."""
+    return qualified.rpartition(".")[2] == name and qualified.split(".")[0] == "tensordict"
 
 
 def link(summaries: list[ModuleSummary], settings: DynamoSettings | None = None,

@@ -56,6 +56,7 @@ from dynalint.checks.tensor_sort_key import TensorSortKey
 from dynalint.checks.tensor_subclass_construction import TensorSubclassConstruction
 from dynalint.checks.tensor_subclass_unwrap import TensorSubclassUnwrap
 from dynalint.checks.tensor_to_scalar import TensorToScalar
+from dynalint.checks.tensorclass_positional import TensorclassPositional
 from dynalint.checks.threading_lock import ThreadingLock
 from dynalint.checks.torch_assert import TorchAssert
 from dynalint.checks.typed_dict_construction import TypedDictConstruction
@@ -121,6 +122,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     GenericAliasCall,
     TensorSubclassConstruction,
     OutsideIteratorNext,
+    TensorclassPositional,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -59,4 +59,5 @@ RULES: tuple[tuple[str, str, bool, str], ...] = (
     ('DYN518', 'generic-alias-call', True, '>=2.4'),
     ('DYN519', 'tensor-subclass-construction', True, '>=2.4'),
     ('DYN520', 'outside-iterator-next', True, '>=2.4'),
+    ('DYN521', 'tensorclass-positional', True, '>=2.4'),
 )
