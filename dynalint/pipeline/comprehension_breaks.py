@@ -14,7 +14,8 @@ written inside it:
 - over ``enumerate(xs)``, a list comprehension: GB8335 (over ``enumerate(d.values())``, nothing more);
 - over an ``nn.ModuleList`` / ``Sequential`` the module holds, calling its layers: GB0092 and GB4347;
 - a generator expression that ``sum``, ``any``, ``all`` or ``set`` consumes, over anything, whose body breaks in a
-  callee or on its own lines: "Generator reconstruction with mutations" (GB8335). Handed to ``tuple``, ``list``,
+  callee or on its own lines: "Generator reconstruction with mutations" (GB8335); a size read from tensor values on
+  its own lines (``v[v > 0]``, GB0036) is the exception, and breaks only there. Handed to ``tuple``, ``list``,
   ``sorted`` or ``max``, or looped over by a ``for``, it gives nothing more.
 
 Over ``zip(...)``, ``map(...)`` or a plain list, a break in a callee gives nothing more (measured), and no
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 DICT_VIEWS = frozenset({"items", "values", "keys"})
 COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.SetComp)
 GENERATOR_CONSUMERS = frozenset({"sum", "any", "all", "set"})
+# A size read from tensor values, written in the generator expression itself (``sum(v[v > 0].sum() for v in ...)``),
+# breaks there without breaking again at the expression (measured on torch 2.13); in a function it calls, it does.
+DYNAMIC_SHAPES = frozenset({"GB0036", "GB0033", "GB0246"})
 
 
 def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, function: FunctionSummary,
@@ -73,8 +77,8 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
         if consumed is not None and consumed.lineno + line_shift not in reported_lines:
             inside = [breaking[key] for key in _body_calls(consumed, line_shift) if key in breaking]
             body = (consumed.elt, *consumed.generators[0].ifs)
-            inside += [f.confidence for f in inside_function
-                       if any(_spans(part, line_shift, column_shift, f) for part in body)]
+            inside += [f.confidence for f in inside_function if not set(f.gb_ids) <= DYNAMIC_SHAPES
+                       and any(_spans(part, line_shift, column_shift, f) for part in body)]
             if inside:
                 likely = Confidence.LIKELY in (*inside, region.confidence)
                 iterated = ast.unparse(consumed.generators[0].iter)
