@@ -78,36 +78,3 @@ def test_dynamo_breaks_where_dynalint_says() -> None:
     from conftest import dynamo_break_lines
 
     assert dynamo_break_lines(PROGRAM) == set(findings()) == {15, 20, 24}
-
-
-OWN_METHOD = """\
-import torch
-
-
-class Curvature:
-    def __init__(self):
-        self.factors = {}
-
-    def load_state_dict(self, state):
-        self.factors = dict(state)
-
-
-def refresh(op, x, state):
-    op.load_state_dict(state)
-    return x * 2
-
-
-torch.compile(refresh, backend="eager")(Curvature(), torch.ones(2), {"a": torch.ones(2)})
-"""
-
-
-def test_an_unknown_receiver_is_left_alone_when_a_class_of_the_tree_defines_the_method() -> None:
-    # curvlinops' linear operators and torchbearer's trial load state dicts their own way: plain Python, traced
-    assert [f for f in lint_source(OWN_METHOD, "own.py", Config()) if f.code == "DYN516"] == []
-
-
-@pytest.mark.torch
-def test_dynamo_traces_a_class_of_the_tree_loading_its_own_state() -> None:
-    from conftest import dynamo_break_lines
-
-    assert dynamo_break_lines(OWN_METHOD) == set()

@@ -7,8 +7,7 @@ module's ``state_dict()`` (a reinforcement-learning agent syncing its target net
 ``no_grad`` (``p.copy_(q)``), the rule's suggestion. The finding is ``certain`` where the receiver is known to be a
 module (``self``, a layer of ``self``, a module-level module, a parameter declared one) and ``likely`` for any
 other receiver (a helper's ``target_link``): the method name is torch's, though a class of the project may define
-one that traces. Where one does (a class of the tree, neither a module nor a tensor, defining ``load_state_dict``:
-curvlinops' linear operators, torchbearer's trial), a receiver of unknown type is left alone. A receiver built by ``torch.optim`` (an optimizer or a scheduler) is not reported: its
+one that traces. A receiver built by ``torch.optim`` (an optimizer or a scheduler) is not reported: its
 ``load_state_dict`` breaks too (GB0008, measured for ``SGD``), but the optimizer's calls are DYN509's, which does
 not cover this one yet.
 """
@@ -41,9 +40,5 @@ class LoadStateDictCall(Rule):
         if built.startswith(_OPTIMIZATION):
             return  # an optimizer or a scheduler: DYN509's
         module = is_nn_module(self.context, receiver)
-        program = self.context.program
-        if not module and any(not program.is_module_class(cls) and not program.is_tensor_subclass(cls)
-                              for cls in program.classes_defining("load_state_dict")):
-            return  # a receiver of unknown type, and a class of the tree loads state dicts its own way (curvlinops' KFAC)
         written = cst.Module([]).code_for_node(receiver)
         self.report(node, confidence=None if module else Confidence.LIKELY, call=f"{written}.load_state_dict()")
