@@ -85,7 +85,7 @@ PROGRAM = textwrap.dedent("""\
         return any(through(x).sum() > 0 for x in xs)
 
 
-    def summed_inline(xs):
+    def summed_inline(xs: list[torch.Tensor]):
         total = sum(
             x * x.sum().item()
             for x in xs

@@ -58,11 +58,10 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
     for site, callee in program.callees(qualified):
         if callee.disabled or not program.is_traced(callee.function):
             continue
-        found = breaks.may_break(callee.function)
-        if found is not None:
-            surest = Confidence.LIKELY if callee.via else found
-            if breaking.get((site.line, site.callee)) is not Confidence.CERTAIN:
-                breaking[(site.line, site.callee)] = surest
+        # Only a callee certain to break: one that may (a ``likely`` finding somewhere inside) was seen to run clean
+        # often enough on the ground truth's development half (skorch's ``to_tensor``, tensordict's ``_clone_value``)
+        if not callee.via and breaks.may_break(callee.function) is Confidence.CERTAIN:
+            breaking[(site.line, site.callee)] = Confidence.CERTAIN
     inside_function = [f for f in file_breaks if function.start_line <= f.start.line <= function.end_line]
     if not breaking and not inside_function:
         return []
@@ -77,8 +76,9 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
         if consumed is not None and consumed.lineno + line_shift not in reported_lines:
             inside = [breaking[key] for key in _body_calls(consumed, line_shift) if key in breaking]
             body = (consumed.elt, *consumed.generators[0].ifs)
-            inside += [f.confidence for f in inside_function if not set(f.gb_ids) <= DYNAMIC_SHAPES
-                       and any(_spans(part, line_shift, column_shift, f) for part in body)]
+            inside += [f.confidence for f in inside_function if f.confidence is Confidence.CERTAIN
+                       and not set(f.gb_ids) <= DYNAMIC_SHAPES and any(_spans(part, line_shift, column_shift, f)
+                                                                     for part in body)]
             if inside:
                 likely = Confidence.LIKELY in (*inside, region.confidence)
                 iterated = ast.unparse(consumed.generators[0].iter)
