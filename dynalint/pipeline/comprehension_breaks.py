@@ -49,21 +49,18 @@ DYNAMIC_SHAPES = frozenset({"GB0036", "GB0033", "GB0246"})
 def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, function: FunctionSummary,
              region: Region, definitions: Definitions, display: str, reported_lines: Collection[int],
              file_breaks: Sequence[Finding] = ()) -> list[Finding]:
-    """DYN111 at each comprehension of ``function`` whose body calls a function that breaks, over an iterator
+    """DYN111 at each comprehension of ``function`` whose body calls a function certain to break, over an iterator
     Dynamo cannot rebuild, and at each generator expression that ``sum`` / ``any`` / ``all`` / ``set`` consume
-    whose body breaks, in a callee or on its own lines (``file_breaks``: the break findings of the file);
-    ``reported_lines``: the lines the rule already reported in the file."""
-    qualified = module.qualify(function.qualname)
-    breaking: dict[tuple[int, str], Confidence] = {}
-    for site, callee in program.callees(qualified):
-        if callee.disabled or not program.is_traced(callee.function):
-            continue
-        # Only a callee certain to break: one that may (a ``likely`` finding somewhere inside) was seen to run clean
-        # often enough on the ground truth's development half (skorch's ``to_tensor``, tensordict's ``_clone_value``)
-        if not callee.via and breaks.may_break(callee.function) is Confidence.CERTAIN:
-            breaking[(site.line, site.callee)] = Confidence.CERTAIN
-    inside_function = [f for f in file_breaks if function.start_line <= f.start.line <= function.end_line]
-    if not breaking and not inside_function:
+    whose body breaks, in such a callee or on its own lines (``file_breaks``: the break findings of the file);
+    ``reported_lines``: the lines the rule already reported in the file. A callee that only may break (a
+    ``likely`` finding somewhere inside) is left out: on the ground truth's development half it often ran clean
+    (skorch's ``to_tensor``, tensordict's ``_clone_value``)."""
+    breaking = {(site.line, site.callee) for site, callee in program.callees(module.qualify(function.qualname))
+                if not callee.disabled and not callee.via and program.is_traced(callee.function)
+                and breaks.may_break(callee.function) is Confidence.CERTAIN}
+    certain_inside = [f for f in file_breaks if function.start_line <= f.start.line <= function.end_line
+                      and f.confidence is Confidence.CERTAIN and not set(f.gb_ids) <= DYNAMIC_SHAPES]
+    if not breaking and not certain_inside:
         return []
     located = definitions.located(function)
     if located is None:
@@ -73,30 +70,18 @@ def findings(program: Program, breaks: CalleeBreaks, module: ModuleSummary, func
     out: list[Finding] = []
     for node in ast.walk(definition):
         consumed = _consumed_generator(node)
-        if consumed is not None and consumed.lineno + line_shift not in reported_lines:
-            inside = [breaking[key] for key in _body_calls(consumed, line_shift) if key in breaking]
+        if consumed is not None:
             body = (consumed.elt, *consumed.generators[0].ifs)
-            inside += [f.confidence for f in inside_function if f.confidence is Confidence.CERTAIN
-                       and not set(f.gb_ids) <= DYNAMIC_SHAPES and any(_spans(part, line_shift, column_shift, f)
-                                                                     for part in body)]
-            if inside:
-                likely = Confidence.LIKELY in (*inside, region.confidence)
+            if consumed.lineno + line_shift not in reported_lines and (
+                    breaking.intersection(_body_calls(consumed, line_shift))
+                    or any(_spans(part, line_shift, column_shift, f) for f in certain_inside for part in body)):
                 iterated = ast.unparse(consumed.generators[0].iter)
                 out.append(_finding(consumed, line_shift, column_shift, display,
-                                    iterated if len(iterated) <= 40 else iterated[:37] + "...",
-                                    Confidence.LIKELY if likely else Confidence.CERTAIN, region, generator=True))
-            continue
-        if not isinstance(node, COMPREHENSIONS) or node.lineno + line_shift in reported_lines:
-            continue
-        iterator = _unrebuildable(program, owner, node)
-        if iterator is None:
-            continue
-        inside = [breaking[key] for key in _body_calls(node, line_shift) if key in breaking]
-        if not inside:
-            continue
-        likely = Confidence.LIKELY in (*inside, region.confidence)
-        out.append(_finding(node, line_shift, column_shift, display, iterator,
-                            Confidence.LIKELY if likely else Confidence.CERTAIN, region))
+                                    iterated if len(iterated) <= 40 else iterated[:37] + "...", region, generator=True))
+        elif isinstance(node, COMPREHENSIONS) and node.lineno + line_shift not in reported_lines:
+            iterator = _unrebuildable(program, owner, node)
+            if iterator is not None and breaking.intersection(_body_calls(node, line_shift)):
+                out.append(_finding(node, line_shift, column_shift, display, iterator, region))
     return out
 
 
@@ -153,7 +138,8 @@ def _body_calls(node: ast.ListComp | ast.DictComp | ast.SetComp | ast.GeneratorE
 
 
 def _finding(node: ast.ListComp | ast.DictComp | ast.SetComp | ast.GeneratorExp, line_shift: int, column_shift: int,
-             display: str, iterator: str, confidence: Confidence, region: Region, generator: bool = False) -> Finding:
+             display: str, iterator: str, region: Region, generator: bool = False) -> Finding:
+    """The finding at ``node``, as sure as its region is (the break inside is certain)."""
     from dynalint.checks.comprehension_resume import ComprehensionResume
 
     gives_up = not generator and iterator.rsplit(".", 1)[-1].removesuffix("()") in MODULE_GENERATORS
@@ -165,6 +151,6 @@ def _finding(node: ast.ListComp | ast.DictComp | ast.SetComp | ast.GeneratorExp,
         code=ComprehensionResume.code, name=ComprehensionResume.name,
         message=ComprehensionResume.message.format(iterator=iterator), filename=display,
         start=Position(line, start), end=Position(end_line, end), help=ComprehensionResume.help,
-        confidence=confidence, gb_ids=("GB8335",) if unbuilt_generator else ComprehensionResume.gb_ids, region=region,
-        gives_up_frame=gives_up,
+        confidence=region.confidence, gb_ids=("GB8335",) if unbuilt_generator else ComprehensionResume.gb_ids,
+        region=region, gives_up_frame=gives_up,
     )
