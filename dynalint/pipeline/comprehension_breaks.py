@@ -25,7 +25,7 @@ finding is made. Where the lint stage already reported the comprehension, nothin
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dynalint.analysis.qualified_names import dotted_name
 from dynalint.analysis.torch_facts import MODULE_GENERATORS
@@ -36,7 +36,18 @@ if TYPE_CHECKING:
 
     from dynalint.analysis.program import Program
     from dynalint.analysis.summary import FunctionSummary, ModuleSummary
-    from dynalint.pipeline.callee_breaks import CalleeBreaks, Definitions
+
+class CalleeBreaks(Protocol):
+    """What the post-pass knows of the run's breaks (``callee_breaks.CalleeBreaks``, which calls this module)."""
+
+    def may_break(self, qualified: str) -> Confidence | None: ...
+
+
+class Definitions(Protocol):
+    """A file's function definitions, parsed on demand (``callee_breaks.Definitions``)."""
+
+    def located(self, function: FunctionSummary) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, int] | None: ...
+
 
 DICT_VIEWS = frozenset({"items", "values", "keys"})
 COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.SetComp)
