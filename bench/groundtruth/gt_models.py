@@ -433,6 +433,9 @@ BUILDER_MODULES: dict[str, str] = {
     "n_grammer_pytorch": "gt_n_grammer_pytorch",
     "bidirectional_cross_attention": "gt_bidirectional_cross_attention",
     "thop": "gt_thop",
+    "rtdl_num_embeddings": "gt_rtdl_num_embeddings",
+    "nerf": "gt_nerf",
+    "kornia_moons": "gt_kornia_moons",
 }
 
 

@@ -349,6 +349,9 @@ LIBRARIES: dict[str, str] = {
     "n-grammer-pytorch": "0.0.14",
     "bidirectional-cross-attention": "0.1.0",
     "ultralytics-thop": "2.2.3",
+    "rtdl_num_embeddings": "0.0.12",  # the twenty-ninth pick, named on 2026-11-29 (a dry run adds only each itself)
+    "nerf-pytorch": "1.2",
+    "kornia_moons": "0.3.0",
     "lightning": "2.6.6",  # litgpt's runtime requirements (named since litgpt comes without its own); the nineteenth pick
     "jsonargparse": "4.41.0",
     "tokenizers": "0.23.3",
