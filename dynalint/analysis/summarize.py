@@ -659,6 +659,12 @@ class _Summarizer(ast.NodeVisitor):
     def visit_withitem(self, node: ast.withitem) -> None:
         if self._arguments and node.optional_vars is not None:
             self._arguments[-1].bind(node.optional_vars, None)
+        function = self._current_function()
+        made = dotted_name(node.context_expr.func) if isinstance(node.context_expr, ast.Call) else None
+        if function is not None and made:
+            # ``with Seeded(3):`` runs the new object's ``__enter__`` and ``__exit__``, which Dynamo traces (measured)
+            for method in ("__enter__", "__exit__"):
+                function.calls.append((node.context_expr.lineno, f"{made}{dispatch.INSTANCE_METHOD}{method}"))
         self.generic_visit(node)
 
     def visit_For(self, node: ast.For) -> None:

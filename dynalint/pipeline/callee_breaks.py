@@ -310,8 +310,9 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
         subclass_only[key] = subclass_only.get(key, True) and program.method_of_tensor_subclass(callee.function)
     for site, callee in calls:
         receiver, dot, method = site.callee.rpartition(".")
-        if not dot or (site.line, site.callee) in seen or method == "__iter__":
-            continue  # ``for x in built:`` runs a generator ``__iter__`` inlined: it breaks inside only (measured)
+        if not dot or (site.line, site.callee) in seen or method in ("__iter__", "__enter__", "__exit__"):
+            continue  # ``for x in built:`` runs a generator ``__iter__`` inlined, ``with Built():`` its ``__enter__`` and
+            # ``__exit__``: each breaks inside only (measured)
         if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
             continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
         breaking = breaks.may_break(callee.function)
