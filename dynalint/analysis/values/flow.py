@@ -78,8 +78,11 @@ class ValueFlow:
             self._leave_comprehension(node, values)
         if self._narrowed and id(node) in self._narrowed:
             narrowed = self._narrowed.pop(id(node))
-            for (name, _), previous in reversed(list(zip(narrowed, self._saved.pop(id(node))))):
-                _put_back(values.env, name, previous)
+            for (name, kind), previous in reversed(list(zip(narrowed, self._saved.pop(id(node))))):
+                # a name the block bound again keeps that binding: ``if isinstance(lengths, list): lengths =
+                # torch.tensor(lengths)`` leaves a tensor, not what ``lengths`` was before the test
+                if values.env.get(name) == kind:
+                    _put_back(values.env, name, previous)
         if self._numpy_narrowed and id(node) in self._numpy_narrowed:
             name, was = self._numpy_narrowed.pop(id(node))
             if not was:
