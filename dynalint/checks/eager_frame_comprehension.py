@@ -13,8 +13,9 @@ comprehensions (PEP 709), so there the rule is silent.
 
 A post-pass (``reads_reports``): the frame-giving-up break is whatever another rule reports inside a
 loop's body on every path through it (``LintContext.skips_frame``, within a ``for`` or ``while``), which
-makes every comprehension of the function run in the eager frame, or reports as giving the frame up
-elsewhere (in a ``try``, measured: the graph before it is kept), which makes those after it do so. Its
+makes every comprehension of the function after its last resume point run in the eager frame (its start, or
+the last certain break before the loop, measured: the graph before that one is kept), or reports as giving the
+frame up elsewhere (in a ``try``, measured: the graph before it is kept), which makes those after it do so. Its
 findings are never follow-ons of that break (``caused_by_eager_frame``): they happen because the frame
 runs eagerly.
 """
@@ -153,20 +154,31 @@ class EagerFrameComprehension(Rule):
         giving_up = [r for r in self.other_breaks(reports) if r.skips_frame and r.region is not None]
         if not giving_up:
             return
+        breaking = [r for r in self.other_breaks(reports) if r.confidence is Confidence.CERTAIN]
         # id of a function -> (id of each node of its own -> source order, ids of the nodes in its own loops' bodies)
         walked: dict[int, tuple[dict[int, int], set[int]]] = {}
         for comprehension, function in self._noted:
             order, own = walked.setdefault(id(function), _own_nodes(function))
             inside = {id(n) for n in descendants(comprehension)}
             at = order.get(id(comprehension), -1)
-            # A break in a loop gives the whole function up; one that gives it up elsewhere (in a ``try``) keeps
-            # the graph before it: only the comprehensions after it run in the eager frame.
+            # A break in a loop gives up the function from where it last resumed (its start, or the last certain
+            # break before the loop: the graph before that one is kept, measured); one that gives it up elsewhere
+            # (in a ``try``) keeps the graph before it. Only the comprehensions after that point run eagerly.
             triggers = [r for r in giving_up if id(r.node) not in inside and (
-                id(r.node) in own or -1 < order.get(id(r.node), -1) < at)]
+                (id(r.node) in own and _resumed_before(order, own, breaking, order.get(id(r.node), -1)) < at)
+                or -1 < order.get(id(r.node), -1) < at)]
             if not triggers or any(id(r.node) in inside for r in self.other_breaks(reports)):
                 continue  # no break gives up this frame, or the body breaks itself (its own finding)
             self.report(comprehension, confidence=Confidence.LIKELY, region=triggers[0].region,
                         function=function.name.value)
+
+
+def _resumed_before(order: dict[int, int], in_loops: set[int], breaking: list[Report], at: int) -> int:
+    """Where the function last resumed before the node at ``at``: the place of the last certain break of its own
+    before it, outside its loops (Dynamo keeps the graph up to there and compiles the rest as a resume function);
+    ``-1`` for its start."""
+    return max((order[id(r.node)] for r in breaking if id(r.node) in order and id(r.node) not in in_loops
+                and order[id(r.node)] < at), default=-1)
 
 
 def _loops(node: Comprehension) -> list[cst.CompFor]:
