@@ -10,7 +10,8 @@ before compiling.
 
 A handle is known by what built it: a local bound to a registration (``h = m.register_forward_hook(f)``),
 or an item of a local list or dict of them (``handles[name] = ...``, ``handles.append(...)``, then
-``handles[name].remove()`` or ``for h in handles: h.remove()``). A handle kept in an attribute
+``handles[name].remove()`` or ``for h in handles: h.remove()``), also a list a nested function fills
+(torchsummary's ``register_hook`` appending to its caller's ``hooks``, applied with ``model.apply``). A handle kept in an attribute
 (``self.handle = ...``, ``module.__flops_handle__ = handle``, ``self.hooks["act"] = ...``: any attribute of
 that name the tree gives one, ``Program.hook_handles``) was made before the compiled code read it, and
 Dynamo cannot represent it either (GB0013, measured): testing it (``if self.handle is not None``, ``if
@@ -47,6 +48,8 @@ class HookRegistration(LocalObjectRule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._functions: list[cst.FunctionDef] = []  # the function being linted, innermost last
+        # The function whose closures' handle lists were last asked for, and those lists (``_filled_by_closures``)
+        self._filled_memo: tuple[cst.FunctionDef | None, set[str]] = (None, set())
 
     def _registers(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Call):
@@ -77,8 +80,24 @@ class HookRegistration(LocalObjectRule):
 
     def visit_For(self, node: cst.For) -> None:
         kept = isinstance(node.iter, cst.Attribute) and node.iter.attr.value in self.context.program.hook_handles[1]
-        if (kept or self.locals.built(node.iter) == HANDLES) and isinstance(node.target, cst.Name):
+        filled = isinstance(node.iter, cst.Name) and node.iter.value in self._filled_by_closures()
+        if (kept or filled or self.locals.built(node.iter) == HANDLES) and isinstance(node.target, cst.Name):
             self.locals.declare(node.target.value, HANDLE)
+
+    def _filled_by_closures(self) -> set[str]:
+        """The names a function nested in the one being linted appends hook handles to: its caller's list
+        (torchsummary's ``register_hook``, defined before ``hooks = []`` and run by ``model.apply``)."""
+        if not self._functions:
+            return set()
+        function = self._functions[-1]
+        if self._filled_memo[0] is not function:
+            self._filled_memo = (function, {
+                call.func.value.value for nested in cst_walk.descendants(function)
+                if isinstance(nested, cst.FunctionDef) and nested is not function
+                for call in cst_walk.descendants(nested)
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name) and call.args and self._registers(call.args[0].value)})
+        return self._filled_memo[1]
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
