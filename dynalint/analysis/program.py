@@ -165,6 +165,7 @@ class Program:
     _bound_memo: dict[str, list[str]] | None = field(default=None, repr=False)
     _tensor_subclass_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _tensorclass_names_memo: frozenset[str] | None = field(default=None, repr=False)
+    _recurrent_attributes_memo: frozenset[str] | None = field(default=None, repr=False)
     _property_names_memo: frozenset[str] | None = field(default=None, repr=False)
     _packages_memo: frozenset[str] | None = field(default=None, repr=False)
     _namespaces_memo: frozenset[tuple[str, str]] | None = field(default=None, repr=False)
@@ -1058,6 +1059,21 @@ class Program:
             self._tensor_subclass_names_memo = frozenset(
                 qualified.rpartition(".")[2] for qualified in self.classes if self.is_tensor_subclass(qualified))
         return self._tensor_subclass_names_memo
+
+    @property
+    def recurrent_attribute_names(self) -> frozenset[str]:
+        """The attribute names some ``__init__`` of the tree builds, on some path, with a recurrent layer (``nn.LSTM``,
+        ``GRU``, ``RNN``, or a class of the tree deriving from one), by last names: what DYN505 asks of each
+        ``self.<attr>`` read before looking its paths up (built once)."""
+        if self._recurrent_attributes_memo is None:
+            names = set(RECURRENT_LAYERS)
+            for _ in range(4):  # subclasses of subclasses, a few levels deep
+                names |= {qualified.rpartition(".")[2] for qualified, (_, cls) in self.classes.items()
+                          if any(base.rpartition(".")[2] in names for base in cls.bases)}
+            self._recurrent_attributes_memo = frozenset(
+                attr for _, cls in self.classes.values() for attr, sources in cls.attr_sources.items()
+                if any(source.startswith("new:") and source[4:].rpartition(".")[2] in names for source in sources))
+        return self._recurrent_attributes_memo
 
     def is_tensorclass(self, class_qualified: str) -> bool:
         """Whether the class is a tensordict tensorclass: it, or a base of it in the tree, derives from

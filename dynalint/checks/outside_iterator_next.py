@@ -38,13 +38,15 @@ class OutsideIteratorNext(Rule):
         super().__init__(context)
         self._functions: list[cst.FunctionDef] = []
         self._scans: dict[int, _Bindings] = {}  # id of a function -> what it binds, scanned at its first ``next()``
-        self._assigned: list[dict[str, str]] = []  # per function: local -> the expression it aliases, or ""
-        self._set_attributes: list[set[str]] = []  # per function: attribute targets assigned so far
+        # Per function: local -> the attribute or item it aliases (``it = self.batches``), or ``None``; and the
+        # attribute or item targets assigned so far. Nodes, written out only at a ``next()`` (most functions have none).
+        self._assigned: list[dict[str, cst.BaseExpression | None]] = []
+        self._set_attributes: list[list[cst.BaseExpression]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
         self._assigned.append({})
-        self._set_attributes.append(set())
+        self._set_attributes.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
@@ -59,14 +61,17 @@ class OutsideIteratorNext(Rule):
             if isinstance(target.target, cst.Name):
                 value = node.value
                 outside = isinstance(value, (cst.Attribute, cst.Subscript)) and _held(value)
-                self._assigned[-1][target.target.value] = _code(value) if outside else ""
+                self._assigned[-1][target.target.value] = value if outside else None
             elif isinstance(target.target, (cst.Attribute, cst.Subscript)):
-                self._set_attributes[-1].add(_code(target.target))
+                self._set_attributes[-1].append(target.target)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._functions or self.context.region is None or not node.args or node.args[0].keyword is not None:
+        func = node.func
+        if not (isinstance(func, cst.Name) and func.value == "next") or not self._functions or not node.args:
+            return  # the name first: resolving every call of compiled code costs (farm-bench on diffusers)
+        if self.context.region is None or node.args[0].keyword is not None:
             return
-        if self.context.resolve(node.func) != "builtins.next":
+        if self.context.resolve(func) != "builtins.next":
             return
         argument = node.args[0].value
         confidence = self._outside(argument)
@@ -78,18 +83,18 @@ class OutsideIteratorNext(Rule):
         """How sure it is that ``argument`` holds an iterator made outside the compiled code; ``None`` when it was
         made here, or may have been."""
         if isinstance(argument, (cst.Attribute, cst.Subscript)):
-            if not _held(argument) or any(_code(argument).startswith(set_) for set_ in self._set_attributes[-1]):
+            if not _held(argument) or self._assigned_before(argument):
                 return None
             head = _head(argument)
-            if head in self._bindings().bound and not self._assigned[-1].get(head):
+            if head in self._bindings().bound and self._assigned[-1].get(head) is None:
                 return None  # ``sampler = Sampler(...)`` then ``next(sampler.points)``: made in the trace
             return Confidence.CERTAIN
         if not isinstance(argument, cst.Name):
             return None  # ``next(iter(xs))``, ``next(self.parameters())``: made here
         name = argument.value
         aliased = self._assigned[-1].get(name)
-        if aliased:  # ``it = self.batches``: as the attribute
-            return None if any(aliased.startswith(set_) for set_ in self._set_attributes[-1]) else Confidence.CERTAIN
+        if aliased is not None:  # ``it = self.batches``: as the attribute
+            return None if self._assigned_before(aliased) else Confidence.CERTAIN
         bindings = self._bindings()
         if name in bindings.parameters and name not in bindings.bound:
             return Confidence.LIKELY  # its caller may have made it in the same compiled code
@@ -100,6 +105,11 @@ class OutsideIteratorNext(Rule):
         if name in self.context.values.closure:
             return Confidence.LIKELY
         return Confidence.CERTAIN if name in _module_names(self.context) else None
+
+    def _assigned_before(self, held: cst.BaseExpression) -> bool:
+        """Whether the function assigned ``held`` (or what it is an item or attribute of) before this point."""
+        written = _code(held)
+        return any(written.startswith(_code(target)) for target in self._set_attributes[-1])
 
     def _bindings(self) -> _Bindings:
         function = self._functions[-1]

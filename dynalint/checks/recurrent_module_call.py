@@ -53,7 +53,7 @@ class RecurrentModuleCall(Rule):
         # node's id -> whether a read was reported before the ``if``; then -> whether its body reported one.
         self._before_branch: dict[int, bool] = {}
         self._after_body: dict[int, bool] = {}
-        self._paths: dict[tuple[str | None, str], list[str | None]] = {}  # (class, attribute) -> layers built
+        self._paths: dict[tuple[str | None, str], list[str | None]] = {}  # (function, attribute) -> layers built
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._reported.append(False)
@@ -120,7 +120,7 @@ class RecurrentModuleCall(Rule):
         layer = self._recurrent_layer(built) if built is not None else None
         confidence = None
         if layer is None:  # one path of ``__init__`` may build it as a recurrent layer, or a subclass may instead
-            recurrent = self._recurrent_on_paths(node)
+            recurrent = self._recurrent_on_paths(node) if isinstance(node, cst.Attribute) else []
             layer = next(filter(None, recurrent), None)
             if layer is None:
                 layer = next(filter(None, map(self._recurrent_layer, constructed_in_subclasses(self.context, node))),
@@ -133,10 +133,11 @@ class RecurrentModuleCall(Rule):
 
     def _recurrent_on_paths(self, node: cst.BaseExpression) -> list[str | None]:
         """For ``self.<attr>``: the recurrent layer each path of ``__init__`` builds it as (``None`` where another
-        class), once per class and attribute."""
-        if not isinstance(node, cst.Attribute):
+        class), once per function and attribute."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+                and node.attr.value in self.context.program.recurrent_attribute_names):
             return []
-        key = (enclosing_class(self.context), node.attr.value)
+        key = (self.context.current_function, node.attr.value)  # its class is the function's: no lookup per read
         if key not in self._paths:
             self._paths[key] = [self._recurrent_layer(built) for built in constructed_on_some_path(self.context, node)]
         return self._paths[key]

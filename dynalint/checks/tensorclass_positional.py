@@ -42,12 +42,15 @@ class TensorclassPositional(Rule):
         self._reported.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._reported[-1] or self.context.region is None or not any(
-                arg.keyword is None and arg.star != "**" for arg in node.args):
-            return
-        written = self.context.module_level_name(node.func)
+        func = node.func
+        last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
         program = self.context.program
-        if written is None or written.rpartition(".")[2] not in program.tensorclass_names:
+        if last not in program.tensorclass_names or self._reported[-1] or self.context.region is None:
+            return  # the last name first: most trees have no tensorclass, and this runs at every call
+        if not any(arg.keyword is None and arg.star != "**" for arg in node.args):
+            return
+        written = self.context.module_level_name(func)
+        if written is None:
             return
         built = program.resolve_class(self.context.summary, written)
         if built is not None and program.is_tensorclass(built):

@@ -275,7 +275,8 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
             region = program.region_of(qualified)
             if region is None:
                 continue
-            if ComprehensionResume.code in codes and COMPREHENSION_FRAMES:
+            if ComprehensionResume.code in codes and COMPREHENSION_FRAMES and any(
+                    " for " in line for line in lines[function.start_line - 1:function.end_line]):
                 out.setdefault(display, []).extend(comprehension_breaks.findings(
                     program, breaks, module, function, region, definitions, display, resumed[display],
                     file_breaks[display]))
