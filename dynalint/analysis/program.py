@@ -1072,7 +1072,8 @@ class Program:
                           if any(base.rpartition(".")[2] in names for base in cls.bases)}
             self._recurrent_attributes_memo = frozenset(
                 attr for _, cls in self.classes.values() for attr, sources in cls.attr_sources.items()
-                if any(source.startswith("new:") and source[4:].rpartition(".")[2] in names for source in sources))
+                if any(source.startswith(dispatch.NEW) and source[len(dispatch.NEW):].rpartition(".")[2] in names
+                       for source in sources))
         return self._recurrent_attributes_memo
 
     def is_tensorclass(self, class_qualified: str) -> bool:
@@ -1659,7 +1660,8 @@ def _forward_hooks(program: Program) -> list[tuple[str, Region]]:
     """The functions of the tree registered as an ``nn.Module``'s forward hook or pre-hook (``summary.forward_hooks``):
     the module's call runs them, so they are compiled where the module is (measured on torch 2.13). Likely, as an
     uncompiled ``forward`` is: which modules they are registered on, and whether those are compiled, is not known."""
-    return _hooks(program, "forward_hooks", "an nn.Module's forward hook", "run by the module's call, compiled where it is")
+    return _hooks(program, "forward_hooks", "an nn.Module's forward hook",
+                  "run by the module's call, compiled where it is")
 
 
 def _backward_hooks(program: Program) -> list[tuple[str, Region]]:

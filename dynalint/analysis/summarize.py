@@ -546,7 +546,8 @@ class _Summarizer(ast.NodeVisitor):
         (``SyntheticDataGenerator | Module | None``), a tensor, a builtin, or no annotation."""
         annotation = next((written for param, written in function.params if param == name), None)
         resolved = self.imports.resolve(annotation) or ""
-        if not annotation or resolved in TENSOR_TYPES or resolved.startswith("builtins.") or not names_a_class(annotation):
+        if (not annotation or resolved in TENSOR_TYPES or resolved.startswith("builtins.")
+                or not names_a_class(annotation)):
             return None
         return annotation
 

@@ -234,7 +234,8 @@ class ModuleSummary:
     # ``module.register_forward_hook(self.post_forward)``: per function registering one (its qualname; ``""`` at
     # module level), the hooks it hands over, as (line, the hook as written).
     forward_hooks: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
-    # ``module.register_full_backward_hook(hook)``, ``tensor.register_hook(hook)``: the same, for the hooks autograd runs.
+    # ``module.register_full_backward_hook(hook)``, ``tensor.register_hook(hook)``: the same, for the hooks autograd
+    # runs.
     backward_hooks: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
     # ``module.count = count.__get__(module)``, ``types.MethodType(count, module)``: attribute name -> the functions
     # bound to some object under that name, as written (``dispatch.bound_function``).

@@ -202,6 +202,9 @@ ONE_HOT_FUNCTION = "torch.nn.functional.one_hot"
 # NumPy's, which ``torch._numpy`` runs as the torch ops above whatever their arguments, Python lists of numbers
 # included (GB0036, measured on torch 2.13); ``np.where`` with the condition alone is ``nonzero`` too.
 NUMPY_DYNAMIC_SHAPE_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})
+# A dict's views, ``d.items()`` / ``d.values()`` / ``d.keys()``: what a comprehension iterates that Dynamo cannot
+# rebuild half used (DYN111).
+DICT_VIEWS = frozenset({"items", "values", "keys"})
 # ``nn.Module`` methods that return generators of its parameters, buffers or submodules (with their names).
 MODULE_GENERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules",
                                "named_modules", "children", "named_children"})

@@ -33,14 +33,13 @@ import libcst as cst
 from dynalint.analysis.cst_walk import descendants
 from dynalint.analysis.instances import constructed_by, holds_module_container
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.analysis.torch_facts import CONTAINERS, MODULE_GENERATORS
+from dynalint.analysis.torch_facts import CONTAINERS, DICT_VIEWS, MODULE_GENERATORS
 from dynalint.lint.rule import COMPREHENSION_FRAMES, Report, Rule
 
 if TYPE_CHECKING:
     from dynalint.analysis.regions import LintContext
 
 ITERATOR_BUILTINS = frozenset({"builtins.zip", "builtins.enumerate", "builtins.map"})
-DICT_VIEWS = frozenset({"items", "values", "keys"})
 
 
 class ComprehensionResume(Rule):

@@ -9,8 +9,8 @@ Dynamo gives up on it: "Unhandled args for method" (GB0117), measured on torch 2
 ``addcmul`` / ``addcdiv`` and ``sub_`` with the old spelling trace. The arity is what tells the deprecated overload
 (``add_`` with two positional arguments, the others with three), so the finding is ``certain`` on a tensor and
 ``likely`` on a value whose type nothing tells, unless a class of the tree defines a method of that name itself
-(asdl's ``ParamVector.add_(other, alpha)``): the value may be one of those, whose call does not break. The fix moves the scalar to its keyword, which is what the deprecated
-overload means: safe.
+(asdl's ``ParamVector.add_(other, alpha)``): the value may be one of those, whose call does not break. The fix
+moves the scalar to its keyword, which is what the deprecated overload means: safe.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ before compiling.
 A handle is known by what built it: a local bound to a registration (``h = m.register_forward_hook(f)``),
 or an item of a local list or dict of them (``handles[name] = ...``, ``handles.append(...)``, then
 ``handles[name].remove()`` or ``for h in handles: h.remove()``), also a list a nested function fills
-(torchsummary's ``register_hook`` appending to its caller's ``hooks``, applied with ``model.apply``). A handle kept in an attribute
-(``self.handle = ...``, ``module.__flops_handle__ = handle``, ``self.hooks["act"] = ...``: any attribute of
-that name the tree gives one, ``Program.hook_handles``) was made before the compiled code read it, and
-Dynamo cannot represent it either (GB0013, measured): testing it (``if self.handle is not None``, ``if
+(torchsummary's ``register_hook`` appending to its caller's ``hooks``, applied with ``model.apply``). A handle
+kept in an attribute (``self.handle = ...``, ``module.__flops_handle__ = handle``, ``self.hooks["act"] = ...``:
+any attribute of that name the tree gives one, ``Program.hook_handles``) was made before the compiled code read
+it, and Dynamo cannot represent it either (GB0013, measured): testing it (``if self.handle is not None``, ``if
 self.handle:``, ``hasattr(module, "__flops_handle__")``) breaks there, and so does removing it. Merely
 reading one, or taking the ``len`` of a list of them, traces. A handle made while tracing breaks where it
 leaves the frame: stored into an attribute (``module.__flops_handle__ = handle``) or returned (GB0013).
@@ -95,8 +95,9 @@ class HookRegistration(LocalObjectRule):
                 call.func.value.value for nested in cst_walk.descendants(function)
                 if isinstance(nested, cst.FunctionDef) and nested is not function
                 for call in cst_walk.descendants(nested)
-                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
-                and isinstance(call.func.value, cst.Name) and call.args and self._registers(call.args[0].value)})
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "append" and isinstance(call.func.value, cst.Name) and call.args
+                and self._registers(call.args[0].value)})
         return self._filled_memo[1]
 
     def visit_Call(self, node: cst.Call) -> None:

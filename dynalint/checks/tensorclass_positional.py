@@ -5,10 +5,11 @@ not, or a class decorated ``@tensorclass``) is a dataclass of tensors; posterior
 (``SGLDState(params, log_post, step + 1)``). The ``__init__`` tensordict generates refuses positional fields while
 Dynamo traces it (it raises, and matches them only eagerly). Measured on torch 2.13: built in compiled code with its
 fields given by position, it breaks at the call ("Observed exception", GB0088, with GB4347 after it) whether the
-class is frozen, ``nocast`` or plain; given by keyword (``SGLDState(params=params, ...)``), it is built in the graph. Reading
-a tensorclass passed in traces too. Dynamo gives the function up at that exception: the rest of it runs eagerly, and a
-second such call in it does not break (measured), so the first one in each function is reported, as giving the frame up. The class is found among the tree's (``Program.is_tensorclass``: its bases
-and decorators along its MRO), so a tensorclass of another package is not known.
+class is frozen, ``nocast`` or plain; given by keyword (``SGLDState(params=params, ...)``), it is built in the
+graph. Reading a tensorclass passed in traces too. Dynamo gives the function up at that exception: the rest of it
+runs eagerly, and a second such call in it does not break (measured), so the first one in each function is
+reported, as giving the frame up. The class is found among the tree's (``Program.is_tensorclass``: its bases and
+decorators along its MRO), so a tensorclass of another package is not known.
 """
 
 from __future__ import annotations

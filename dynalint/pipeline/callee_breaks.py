@@ -39,8 +39,9 @@ from dynalint.analysis import dispatch
 from dynalint.analysis.summary import CallSite
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
-# The rules whose findings (some of them, for DYN507 and DYN111) come from this pass: DYN507 (``ModuleConstruction``),
-# DYN508 (``BuiltObjectMethod``) and DYN111 (``ComprehensionResume``, ``comprehension_breaks.py``). Written out, not read from the rules: a warm run answered from the cache
+# The rules whose findings (some of them, for DYN507 and DYN111) come from this pass: DYN507
+# (``ModuleConstruction``), DYN508 (``BuiltObjectMethod``) and DYN111 (``ComprehensionResume``,
+# ``comprehension_breaks.py``). Written out, not read from the rules: a warm run answered from the cache
 # filters its findings by them (``reported``) and must not import the rules, and LibCST with them, for it
 # (tests/test_eager_module_construction.py checks the two agree).
 POST_PASS_CODES = ("DYN507", "DYN508", "DYN111")
@@ -276,7 +277,7 @@ def findings(program: Program, linted: Sequence[tuple[str, ModuleSummary, str, f
             if region is None:
                 continue
             if ComprehensionResume.code in codes and COMPREHENSION_FRAMES and any(
-                    " for " in line for line in lines[function.start_line - 1:function.end_line]):
+                    "for " in line for line in lines[function.start_line - 1:function.end_line]):
                 out.setdefault(display, []).extend(comprehension_breaks.findings(
                     program, breaks, module, function, region, definitions, display, resumed[display],
                     file_breaks[display]))
@@ -312,8 +313,9 @@ def _given_up_by_built_object(program: Program, breaks: CalleeBreaks, module: Mo
     for site, callee in calls:
         receiver, dot, method = site.callee.rpartition(".")
         if not dot or (site.line, site.callee) in seen or method in ("__iter__", "__enter__", "__exit__"):
-            continue  # ``for x in built:`` runs a generator ``__iter__`` inlined, ``with Built():`` its ``__enter__`` and
+            # ``for x in built:`` runs a generator ``__iter__`` inlined, ``with Built():`` its ``__enter__`` and
             # ``__exit__``: each breaks inside only (measured)
+            continue
         if callee.disabled or not program.is_traced(callee.function) or program.is_property(callee.function):
             continue  # a property's getter resumes where it breaks (measured), as a method of an argument does
         breaking = breaks.may_break(callee.function)

@@ -28,7 +28,7 @@ import ast
 from typing import TYPE_CHECKING, Protocol
 
 from dynalint.analysis.qualified_names import dotted_name
-from dynalint.analysis.torch_facts import MODULE_GENERATORS
+from dynalint.analysis.torch_facts import DICT_VIEWS, MODULE_GENERATORS
 from dynalint.model.finding import Confidence, Finding, Position, Region
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ class Definitions(Protocol):
     def located(self, function: FunctionSummary) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, int] | None: ...
 
 
-DICT_VIEWS = frozenset({"items", "values", "keys"})
 COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.SetComp)
 GENERATOR_CONSUMERS = frozenset({"sum", "any", "all", "set"})
 # A size read from tensor values, written in the generator expression itself (``sum(v[v > 0].sum() for v in ...)``),
